@@ -1,0 +1,5 @@
+import sys
+
+from mcp_elicit.cli import main
+
+sys.exit(main())

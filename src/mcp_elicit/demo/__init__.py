@@ -1,0 +1,1 @@
+"""The showcase behind ``mcp-elicit demo`` (``make demo``)."""

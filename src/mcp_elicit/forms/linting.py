@@ -1,0 +1,156 @@
+"""Findings a client should show a person, apart from validity.
+
+- ``url_in_text``: a URL in the message, a title, a description, an option or a default. URLs
+  belong only in a URL-mode request's ``url`` field, where the client checks and shows them.
+- ``looks_secret``: a field that seems to ask for a secret (password, token, API key, card
+  number, ...). Form mode must not ask for those; URL mode exists for them.
+- ``pattern_ignored`` / ``pattern_not_applied``: ``pattern`` is in no revision's schema, so
+  clients may ignore it; one RE2 cannot run in linear time is never applied.
+- ``ignored_keyword``: an annotation (a top-level ``title``, a ``$comment``) that has no place
+  in the schema and changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_elicit.forms.patterns import compile_pattern
+from mcp_elicit.forms.problems import Problem
+from mcp_elicit.forms.reading import read_schema
+
+_URL = re.compile(
+    r"(?i)\b(?:[a-z][a-z0-9+.\-]*://[^\s<>\"']+|www\.[a-z0-9\-]+\.[^\s<>\"']+"
+    r"|(?:mailto|javascript|data|file):[^\s<>\"']+)"
+)
+# Matched against a field's words (split at case changes and punctuation, lower-cased,
+# single-spaced), so "apiKey", "API_KEY" and "api key" all read "api key".
+_SECRET = re.compile(
+    r"\b(?:pass ?word|passwd|pwd|pass ?phrase|pass ?code|secret|secrets|token|access key"
+    r"|api ?key|private key|secret key|client secret|credentials?|auth code|otp|one time code"
+    r"|card number|card no|credit card|debit card|cc number|ccn|cvv|cvc|cvv2|security code"
+    r"|pin|pin code|ssn|social security(?: number)?|iban|routing number|account number"
+    r"|seed phrase|recovery phrase|mnemonic)\b"
+)
+_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[^A-Za-z0-9]+")
+
+
+def words(text: str) -> str:
+    return " ".join(part.lower() for part in _SPLIT.split(text) if part)
+
+
+def secret_term(*texts: str | None) -> str | None:
+    """The secret-like term in a field's name, title or description, or None."""
+    for text in texts:
+        if text:
+            match = _SECRET.search(words(text))
+            if match:
+                return match.group(0)
+    return None
+
+
+def find_url(text: str) -> str | None:
+    match = _URL.search(text)
+    return match.group(0) if match else None
+
+
+def lint_schema(schema: Any, *, message: str | None = None) -> list[Problem]:
+    """Findings to show a person; never raises, whatever ``schema`` is."""
+    found: list[Problem] = []
+    if message is not None and isinstance(message, str):
+        url = find_url(message)
+        if url:
+            found.append(_url_problem(None, "the message", url))
+    reading = read_schema(schema, None)
+    for field_name, keyword in reading.ignored:
+        where = "at the top level" if field_name is None else "in this field"
+        found.append(
+            Problem(
+                field_name,
+                "ignored_keyword",
+                f"{keyword!r} {where} is not part of the schema; it is ignored",
+            )
+        )
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return found
+    for name, prop in properties.items():
+        if not isinstance(prop, dict):
+            continue
+        name = str(name)
+        title, description = _text(prop.get("title")), _text(prop.get("description"))
+        term = secret_term(name, title, description)
+        if term:
+            found.append(
+                Problem(
+                    name,
+                    "looks_secret",
+                    f"this field seems to ask for a secret ({term!r}); a form must not ask for "
+                    "passwords, tokens, API keys or card numbers: never type one here",
+                )
+            )
+        for where, text in _texts(prop):
+            url = find_url(text)
+            if url:
+                found.append(_url_problem(name, where, url))
+                break
+        pattern = prop.get("pattern")
+        if isinstance(pattern, str):
+            compiled = compile_pattern(pattern)
+            if compiled.unsupported is not None:
+                found.append(
+                    Problem(
+                        name,
+                        "pattern_not_applied",
+                        f'"pattern" is not applied: it needs features that cannot run in '
+                        f"linear time ({compiled.unsupported})",
+                    )
+                )
+            elif compiled.invalid is None:
+                found.append(
+                    Problem(
+                        name,
+                        "pattern_ignored",
+                        '"pattern" is in no revision\'s schema: clients may ignore it, so the '
+                        "server must check it too",
+                    )
+                )
+    return found
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _texts(prop: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    for key in ("title", "description", "default"):
+        value = prop.get(key)
+        if isinstance(value, str):
+            yield key, value
+    options: list[Any] = []
+    for key in ("enum", "enumNames", "oneOf"):
+        if isinstance(prop.get(key), list):
+            options.extend(prop[key])
+    items = prop.get("items")
+    if isinstance(items, dict):
+        for key in ("enum", "anyOf"):
+            if isinstance(items.get(key), list):
+                options.extend(items[key])
+    for option in options:
+        if isinstance(option, str):
+            yield "an option", option
+        elif isinstance(option, dict):
+            for value in option.values():
+                if isinstance(value, str):
+                    yield "an option", value
+
+
+def _url_problem(field: str | None, where: str, url: str) -> Problem:
+    shown = url if len(url) <= 80 else url[:77] + "..."
+    return Problem(
+        field,
+        "url_in_text",
+        f"{where} contains a URL ({shown}); a form should not send you to links: "
+        "URLs belong in URL mode, where they are checked",
+    )

@@ -1,0 +1,251 @@
+"""Checking one answer value against one ``Field``: strict JSON types, one problem at most.
+
+This is the authoritative check; ``validation.py`` compiles a fast path that must agree with
+it (a test holds them to that).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, datetime
+from typing import Any
+
+from email_validator import EmailNotValidError, validate_email
+from rfc3986_validator import validate_rfc3986
+
+from mcp_elicit.forms.fields import Field, FieldKind
+from mcp_elicit.forms.patterns import compile_pattern
+from mcp_elicit.forms.problems import Problem
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+# RFC 3339 date-time (the JSON Schema "date-time" format): a full date, "T", a full time with
+# an offset. Python's fromisoformat then checks the calendar and the clock.
+_DATETIME = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})",
+    re.ASCII,
+)
+
+
+def is_date(text: str) -> bool:
+    if _DATE.fullmatch(text) is None:
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def is_datetime(text: str) -> bool:
+    match = _DATETIME.fullmatch(text)
+    if match is None:
+        return False
+    day, hour, minute, second, fraction, offset = match.groups()
+    if second == "60":  # RFC 3339 allows a leap second; datetime does not
+        second = "59"
+    offset = "+00:00" if offset in ("Z", "z") else offset
+    try:
+        datetime.fromisoformat(f"{day}T{hour}:{minute}:{second}{(fraction or '')[:7]}{offset}")
+    except ValueError:
+        return False
+    return True
+
+
+def email_problem(text: str) -> str | None:
+    """Why ``text`` is not an email address, or None. Checked by ``email-validator``."""
+    try:
+        validate_email(text, check_deliverability=False)
+    except EmailNotValidError as exc:
+        return str(exc)
+    return None
+
+
+def is_email(text: str) -> bool:
+    return email_problem(text) is None
+
+
+def is_uri(text: str) -> bool:
+    """An absolute URI (with a scheme), per the RFC 3986 grammar."""
+    return bool(validate_rfc3986(text, rule="URI"))
+
+
+FORMAT_CHECKS = {
+    FieldKind.EMAIL: is_email,
+    FieldKind.URI: is_uri,
+    FieldKind.DATE: is_date,
+    FieldKind.DATETIME: is_datetime,
+}
+
+
+def describe_type(value: Any) -> str:
+    """How to name a JSON value's type to a person."""
+    if value is None:
+        return "empty (null)"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _fmt_number(n: int | float) -> str:
+    return str(int(n)) if isinstance(n, float) and n.is_integer() else str(n)
+
+
+def _choices_text(field: Field) -> str:
+    labels = [c.value if c.title is None else f"{c.title} ({c.value})" for c in field.choices]
+    if len(labels) > 12:
+        labels = [*labels[:12], f"… {len(labels) - 12} more"]
+    return ", ".join(labels)
+
+
+def _problem(field: Field, code: str, message: str) -> Problem:
+    return Problem(field.name, code, message)
+
+
+def check_value(field: Field, value: Any) -> Problem | None:
+    """The first rule ``value`` breaks for ``field``, or None when it is a valid answer."""
+    kind = field.kind
+    if kind.is_text:
+        return _check_text(field, value)
+    if kind is FieldKind.INTEGER or kind is FieldKind.NUMBER:
+        return _check_number(field, value)
+    if kind is FieldKind.BOOLEAN:
+        if isinstance(value, bool):
+            return None
+        return _problem(field, "type", f"must be true or false, not {describe_type(value)}")
+    if kind is FieldKind.SINGLE_CHOICE:
+        if not isinstance(value, str):
+            return _problem(
+                field,
+                "type",
+                f"must be one of the options ({_choices_text(field)}), not {describe_type(value)}",
+            )
+        if value not in field.choice_values():
+            return _problem(
+                field,
+                "not_a_choice",
+                f"{value!r} is not an option: choose one of {_choices_text(field)}",
+            )
+        return None
+    return _check_multi(field, value)
+
+
+def _check_text(field: Field, value: Any) -> Problem | None:
+    if not isinstance(value, str):
+        return _problem(field, "type", f"must be text, not {describe_type(value)}")
+    length = len(value)  # code points, as JSON Schema counts them
+    if field.min_length is not None and length < field.min_length:
+        return _problem(
+            field,
+            "too_short",
+            f"must be at least {_plural(field.min_length, 'character')} long (it has {length})",
+        )
+    if field.max_length is not None and length > field.max_length:
+        return _problem(
+            field,
+            "too_long",
+            f"must be at most {_plural(field.max_length, 'character')} long (it has {length})",
+        )
+    kind = field.kind
+    if kind is FieldKind.EMAIL:
+        reason = email_problem(value)
+        if reason is not None:
+            return _problem(
+                field, "format", f"must be an email address like name@example.com: {reason}"
+            )
+    elif kind is FieldKind.URI and not is_uri(value):
+        return _problem(
+            field, "format", "must be an absolute URI with a scheme, like https://example.com/page"
+        )
+    elif kind is FieldKind.DATE and not is_date(value):
+        return _problem(
+            field, "format", "must be a real calendar date written YYYY-MM-DD, like 2025-03-31"
+        )
+    elif kind is FieldKind.DATETIME and not is_datetime(value):
+        return _problem(
+            field,
+            "format",
+            "must be a real date and time with a time zone, like 2025-03-31T14:30:00Z "
+            "or 2025-03-31T14:30:00+02:00",
+        )
+    if field.pattern is not None:
+        compiled = compile_pattern(field.pattern)
+        if compiled.search is not None and compiled.search(value) is None:
+            return _problem(field, "pattern", f"must match the pattern {field.pattern}")
+    return None
+
+
+def _check_number(field: Field, value: Any) -> Problem | None:
+    integer = field.kind is FieldKind.INTEGER
+    wanted = "a whole number" if integer else "a number"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return _problem(field, "type", f"must be {wanted}, not {describe_type(value)}")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return _problem(field, "type", f"must be {wanted}, not {value}")
+        if integer and not value.is_integer():
+            return _problem(field, "type", f"must be a whole number, not {value}")
+    if field.minimum is not None and value < field.minimum:
+        return _problem(
+            field,
+            "too_small",
+            f"must be {_fmt_number(field.minimum)} or more (it is {_fmt_number(value)})",
+        )
+    if field.maximum is not None and value > field.maximum:
+        return _problem(
+            field,
+            "too_large",
+            f"must be {_fmt_number(field.maximum)} or less (it is {_fmt_number(value)})",
+        )
+    return None
+
+
+def _check_multi(field: Field, value: Any) -> Problem | None:
+    if not isinstance(value, list):
+        return _problem(
+            field,
+            "type",
+            f"must be a list of options ({_choices_text(field)}), not {describe_type(value)}",
+        )
+    allowed = field.choice_values()
+    seen: set[str] = set()
+    for item in value:
+        if not isinstance(item, str) or item not in allowed:
+            shown = repr(item) if isinstance(item, str) else describe_type(item)
+            return _problem(
+                field,
+                "not_a_choice",
+                f"{shown} is not an option: choose from {_choices_text(field)}",
+            )
+        if item in seen:
+            return _problem(
+                field, "duplicate", f"{item!r} is chosen twice: choose each option once"
+            )
+        seen.add(item)
+    count = len(value)
+    if field.min_items is not None and count < field.min_items:
+        return _problem(
+            field,
+            "too_few",
+            f"choose at least {_plural(field.min_items, 'option')} (chosen: {count})",
+        )
+    if field.max_items is not None and count > field.max_items:
+        return _problem(
+            field,
+            "too_many",
+            f"choose at most {_plural(field.max_items, 'option')} (chosen: {count})",
+        )
+    return None

@@ -1,0 +1,4 @@
+"""A proxy that bridges protocol eras and keeps URL mode intact.
+
+Not built yet: see the open issues.
+"""

@@ -1,0 +1,370 @@
+"""``check_url``: put every finding about a URL together into one verdict."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from mcp_elicit.urls.addresses import AddressFinding, IPAddress, classify_address
+from mcp_elicit.urls.characters import (
+    CharacterFinding,
+    CharacterKind,
+    describe_character,
+    scan_characters,
+    visible,
+)
+from mcp_elicit.urls.codes import ReasonCode
+from mcp_elicit.urls.hosts import HostKind, ParsedHost, parse_host
+from mcp_elicit.urls.idn import confusables_in, is_mixed_script, label_scripts, skeleton
+from mcp_elicit.urls.names import classify_name
+from mcp_elicit.urls.parse import (
+    DEFAULT_PORTS,
+    SPECIAL_SCHEMES,
+    browser_clean,
+    parse_port,
+    split_authority,
+    split_scheme,
+)
+from mcp_elicit.urls.policy import DEFAULT_POLICY, UrlPolicy
+from mcp_elicit.urls.registrable import registrable_domain
+from mcp_elicit.urls.resolve import resolve as resolve_name
+from mcp_elicit.urls.verdict import DisplayHost, Reason, Severity, UrlVerdict, verdict_for
+
+# Schemes whose URLs we parse for a host even when the policy blocks them, so the verdict can
+# still say where the link would have gone (http://169.254.169.254/ is worse than http://x).
+_HOST_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
+_INSECURE_SCHEMES = frozenset({"http", "ws", "ftp"})
+# Codes a policy with allow_private=True turns from block into warn.
+_PRIVATE_CODES = frozenset(
+    {
+        ReasonCode.PRIVATE_NETWORK,
+        ReasonCode.CARRIER_GRADE_NAT,
+        ReasonCode.LINK_LOCAL,
+        ReasonCode.LOCAL_NAME,
+    }
+)
+_CHARACTER_REASONS = {
+    CharacterKind.WHITESPACE: (
+        ReasonCode.WHITESPACE,
+        "whitespace, which browsers drop or stop at, so the link opens something else than "
+        "what is shown",
+    ),
+    CharacterKind.CONTROL: (ReasonCode.CONTROL_CHARACTER, "a control character"),
+    CharacterKind.BIDI: (
+        ReasonCode.BIDI_CONTROL,
+        "a bidirectional control, which reorders how the text around it is displayed",
+    ),
+    CharacterKind.INVISIBLE: (
+        ReasonCode.INVISIBLE_CHARACTER,
+        "an invisible character, which browsers ignore in host names",
+    ),
+    CharacterKind.SURROGATE: (
+        ReasonCode.MALFORMED_URL,
+        "a lone surrogate code point, which no real text contains",
+    ),
+}
+
+
+@dataclass(slots=True)
+class _Findings:
+    """Reasons gathered so far, without duplicates, in the order they were found."""
+
+    reasons: list[Reason] = field(default_factory=list)
+
+    def add(self, code: ReasonCode, message: str, severity: Severity = Severity.BLOCK) -> None:
+        reason = Reason(code, message, severity)
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+
+    def has(self, code: ReasonCode) -> bool:
+        return any(reason.code == code for reason in self.reasons)
+
+
+def check_url(url: str, policy: UrlPolicy = DEFAULT_POLICY, *, resolve: bool = False) -> UrlVerdict:
+    """Decide whether ``url`` may be offered to a person to open.
+
+    Never raises for a ``str`` (anything else is a ``TypeError``), and never touches the
+    network unless ``resolve`` is true, in which case the host name is resolved and every
+    address it resolves to is checked like an address written in the URL.
+    """
+    if not isinstance(url, str):
+        raise TypeError(f"check_url() needs a str, not {type(url).__name__}")
+    if not isinstance(policy, UrlPolicy):
+        raise TypeError(f"policy must be a UrlPolicy, not {type(policy).__name__}")
+    try:
+        return _check(url, policy, resolve)
+    except Exception as exc:  # fail closed: a checker that crashes must not let a link through
+        reason = Reason(
+            ReasonCode.INTERNAL_ERROR,
+            f"the check failed unexpectedly ({type(exc).__name__}); the link is blocked",
+            Severity.BLOCK,
+        )
+        return UrlVerdict(verdict_for([reason]), (reason,), None, None, url)
+
+
+async def check_url_async(
+    url: str, policy: UrlPolicy = DEFAULT_POLICY, *, resolve: bool = False
+) -> UrlVerdict:
+    """:func:`check_url` for event loops: resolution (if asked for) runs in a worker thread."""
+    if not resolve:
+        return check_url(url, policy)
+    if not isinstance(url, str):  # raise here, not inside the worker thread
+        raise TypeError(f"check_url() needs a str, not {type(url).__name__}")
+    return await asyncio.to_thread(check_url, url, policy, resolve=True)
+
+
+def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
+    found = _Findings()
+
+    def done(host: ParsedHost | None = None, registrable: str | None = None) -> UrlVerdict:
+        display = (
+            DisplayHost(unicode=host.unicode, ascii=host.ascii)
+            if host is not None and host.kind is not None and not host.errors
+            else None
+        )
+        reasons = tuple(found.reasons)
+        return UrlVerdict(verdict_for(reasons), reasons, display, registrable, url)
+
+    if len(url) > policy.max_length:
+        found.add(
+            ReasonCode.TOO_LONG,
+            f"the URL is {len(url)} characters long; the limit is {policy.max_length}",
+        )
+        return done()
+
+    _report_characters(found, scan_characters(url), where="the URL")
+
+    cleaned = browser_clean(url)
+    scheme_and_rest = split_scheme(cleaned)
+    if scheme_and_rest is None:
+        what = "is empty" if not cleaned else "does not start with a scheme such as 'https:'"
+        found.add(ReasonCode.MALFORMED_URL, f"the URL {what}")
+        return done()
+    scheme, rest = scheme_and_rest
+
+    scheme_allowed = scheme in policy.allowed_schemes
+    # http to loopback under allow_http_loopback is decided once the host is known.
+    pending_http = not scheme_allowed and scheme == "http" and policy.allow_http_loopback
+    if not scheme_allowed and not pending_http:
+        allowed = ", ".join(sorted(policy.allowed_schemes)) or "none"
+        found.add(
+            ReasonCode.SCHEME_NOT_ALLOWED,
+            f"the scheme '{visible(scheme, 30)}:' is not allowed (allowed: {allowed})",
+        )
+        if scheme not in _HOST_SCHEMES:
+            return done()
+    elif scheme_allowed and scheme in _INSECURE_SCHEMES:
+        found.add(
+            ReasonCode.INSECURE_SCHEME,
+            f"'{scheme}:' is not encrypted: anyone on the network path can read or change it",
+            Severity.WARN,
+        )
+
+    special = scheme in SPECIAL_SCHEMES
+    authority = split_authority(rest, special=special)
+    if authority is None:
+        return done()  # an allowed scheme without a host (mailto:, urn:...): nothing more
+    if special and authority.slashes != "//":
+        found.add(
+            ReasonCode.MALFORMED_URL,
+            f"'{scheme}:' is followed by '{visible(authority.slashes, 20)}' instead of '//'; "
+            "browsers guess the host",
+        )
+    if authority.backslash:
+        found.add(
+            ReasonCode.BACKSLASH,
+            "the URL contains a backslash before the query, which browsers read as '/': "
+            "the host is not where it appears to end",
+        )
+
+    for problem in authority.problems:
+        found.add(ReasonCode.INVALID_HOST, problem)
+    if authority.problems:
+        return done()
+
+    port: int | None = None
+    if authority.port is not None:
+        port = parse_port(authority.port)
+        if port is None:
+            found.add(
+                ReasonCode.INVALID_PORT,
+                f"the port '{visible(authority.port, 30)}' is not a number from 0 to 65535",
+            )
+        elif port >= 0 and port != DEFAULT_PORTS.get(scheme):
+            found.add(
+                ReasonCode.NON_DEFAULT_PORT,
+                f"the link uses port {port}, not the usual one for {scheme}:",
+                Severity.WARN,
+            )
+
+    host = parse_host(authority.host) if authority.host else None
+    if authority.userinfo is not None:
+        # Named after host parsing, so the message can say which host really gets opened.
+        if host is None:
+            target = "no host at all"
+        else:
+            target = host.unicode if host.kind is not None else authority.host
+        found.add(
+            ReasonCode.CREDENTIALS,
+            f"the URL has '{visible(authority.userinfo, 60)}@' before the host: browsers treat "
+            f"it as a user name and password and open {visible(target, 253)}",
+        )
+    if host is None:
+        if scheme != "file":  # file: URLs may have an empty host; all others must not
+            found.add(ReasonCode.EMPTY_HOST, "the URL has no host")
+        return done()
+
+    _report_characters(found, host.decoded_characters, where="the percent-decoded host")
+    for error in host.errors:
+        found.add(ReasonCode.INVALID_HOST, f"invalid host: {visible(error, 300)}")
+    for error in host.idna_errors:
+        found.add(
+            ReasonCode.INVALID_IDNA,
+            f"the host is not a valid internationalised name: {visible(error, 300)}",
+        )
+
+    if host.kind is None:
+        return done()
+
+    loopback = _host_findings(found, host, policy)
+    # A loopback host has already been reported as local_development; any other host over
+    # http stays blocked, development policy or not.
+    if pending_http and not loopback:
+        found.add(
+            ReasonCode.SCHEME_NOT_ALLOWED,
+            "the scheme 'http:' is allowed only for loopback hosts (local development)",
+        )
+
+    registrable: str | None = None
+    if host.kind is HostKind.NAME:
+        registrable = _registrable_unicode(host)
+        _idn_findings(found, host)
+        if resolve:
+            _resolve_findings(found, host, port, scheme, policy)
+    return done(host, registrable)
+
+
+def _report_characters(found: _Findings, findings: list[CharacterFinding], *, where: str) -> None:
+    for finding in findings:
+        code, what = _CHARACTER_REASONS[finding.kind]
+        times = f" ({finding.count} of them)" if finding.count > 1 else ""
+        found.add(
+            code,
+            f"{where} contains {what}: {describe_character(finding.char)} at position "
+            f"{finding.position}{times}",
+        )
+
+
+def _host_findings(found: _Findings, host: ParsedHost, policy: UrlPolicy) -> bool:
+    """Reasons about where the host points. Returns whether it is a loopback host."""
+    shown = visible(host.unicode, None)
+    if host.address is not None:
+        findings = classify_address(host.address)
+    else:
+        findings = classify_name(host.ascii)
+    _add_address_findings(found, findings, f"the host {shown} is", policy)
+    if host.address is not None:
+        found.add(
+            ReasonCode.IP_ADDRESS_HOST,
+            f"the host is the bare IP address {shown}: no name says who runs it",
+            Severity.WARN,
+        )
+    if host.obfuscations:
+        found.add(
+            ReasonCode.OBFUSCATED_HOST,
+            f"the host {shown} is disguised: {'; '.join(host.obfuscations)}",
+            Severity.WARN,
+        )
+    return _only_loopback(findings)
+
+
+def _only_loopback(findings: list[AddressFinding]) -> bool:
+    return bool(findings) and all(f.code is ReasonCode.LOOPBACK for f in findings)
+
+
+def _add_address_findings(
+    found: _Findings, findings: list[AddressFinding], lead: str, policy: UrlPolicy
+) -> None:
+    for finding in findings:
+        message = f"{lead} {finding.what}"
+        if finding.code is ReasonCode.LOOPBACK and policy.allow_http_loopback:
+            found.add(
+                ReasonCode.LOCAL_DEVELOPMENT,
+                f"{message}; allowed for local development by the policy",
+                Severity.WARN,
+            )
+        elif finding.code in _PRIVATE_CODES and policy.allow_private:
+            found.add(finding.code, f"{message}; allowed by the policy", Severity.WARN)
+        else:
+            found.add(finding.code, message)
+
+
+def _registrable_unicode(host: ParsedHost) -> str | None:
+    """The registrable domain in the form a person reads (U-labels), like display_host.unicode."""
+    ascii_domain = registrable_domain(host.ascii)
+    if ascii_domain is None:
+        return None
+    count = ascii_domain.count(".") + 1
+    return ".".join(host.labels[-count:])
+
+
+def _idn_findings(found: _Findings, host: ParsedHost) -> None:
+    if host.unicode != host.ascii:
+        found.add(
+            ReasonCode.IDN_HOST,
+            f"the host is internationalised: it reads {visible(host.unicode, None)} "
+            f"but is {host.ascii}",
+            Severity.WARN,
+        )
+    for label in host.labels:
+        if is_mixed_script(label):
+            scripts = ", ".join(sorted(s.title() for s in label_scripts(label)))
+            found.add(
+                ReasonCode.MIXED_SCRIPTS,
+                f"the label '{visible(label, None)}' mixes scripts ({scripts}), "
+                "a common spoofing trick",
+                Severity.WARN,
+            )
+    # Look-alikes both in the name as written (fullwidth letters, which browsers fold to
+    # ASCII) and in the name as displayed (Cyrillic and Greek, which they keep).
+    written_labels = host.decoded.lower().split(".")
+    lookalikes: dict[str, str] = {}
+    for label in (*written_labels, *host.labels):
+        for confusable in confusables_in(label):
+            lookalikes.setdefault(confusable.char, confusable.looks_like)
+    if lookalikes:
+        pairs = "; ".join(
+            f"{describe_character(char)} looks like '{looks_like}'"
+            for char, looks_like in lookalikes.items()
+        )
+        found.add(
+            ReasonCode.CONFUSABLE_CHARACTERS,
+            f"the host can be read as {visible(skeleton(host.unicode), None)}: {pairs}",
+            Severity.WARN,
+        )
+
+
+def _resolve_findings(
+    found: _Findings, host: ParsedHost, port: int | None, scheme: str, policy: UrlPolicy
+) -> None:
+    connect_port = port if port is not None and port > 0 else DEFAULT_PORTS.get(scheme, 443)
+    resolution = resolve_name(host.ascii, connect_port, policy.resolve_timeout)
+    if resolution.error is not None:
+        found.add(
+            ReasonCode.UNRESOLVABLE,
+            f"{visible(host.unicode, None)} does not resolve: {visible(resolution.error, 120)}",
+            Severity.WARN,
+        )
+        return
+    for address in resolution.addresses:
+        shown = _address_text(address)
+        _add_address_findings(
+            found,
+            classify_address(address),
+            f"{visible(host.unicode, None)} resolves to {shown}, which is",
+            policy,
+        )
+
+
+def _address_text(address: IPAddress) -> str:
+    return str(address) if address.version == 4 else f"[{address.compressed}]"

@@ -1,0 +1,95 @@
+"""The result of a URL check: a verdict, its reasons, and the host as a person should see it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Verdict(StrEnum):
+    """What a client should do with the link."""
+
+    ALLOW = "allow"
+    """Offer the link."""
+    WARN = "warn"
+    """Offer the link only together with the reasons (and both forms of the host)."""
+    BLOCK = "block"
+    """Do not offer the link."""
+
+
+class Severity(StrEnum):
+    """How much one reason weighs. The verdict is the heaviest severity among the reasons."""
+
+    WARN = "warn"
+    BLOCK = "block"
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One finding. ``code`` is stable (see :class:`mcp_elicit.urls.codes.ReasonCode`);
+    ``message`` is for people and may change between releases."""
+
+    code: str
+    message: str
+    severity: Severity
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayHost:
+    """The host in the two forms a person should be shown.
+
+    ``unicode`` is what the name looks like; ``ascii`` is what the browser actually asks DNS for
+    (punycode, ``xn--…``). The two differ only for internationalised names; for IP addresses both
+    hold the canonical spelling (IPv6 in brackets).
+    """
+
+    unicode: str
+    ascii: str
+
+
+@dataclass(frozen=True, slots=True)
+class UrlVerdict:
+    """The outcome of :func:`mcp_elicit.urls.check_url`."""
+
+    verdict: Verdict
+    reasons: tuple[Reason, ...]
+    display_host: DisplayHost | None
+    """``None`` when there is no usable host (no authority, unparsable or invalid host)."""
+    registrable_domain: str | None
+    """The part of the name someone registered (Public Suffix List), in Unicode form;
+    ``None`` for IP addresses, single-label names and bare public suffixes."""
+    url: str
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The reason codes, in order (a code can repeat with different messages)."""
+        return tuple(reason.code for reason in self.reasons)
+
+    @property
+    def blocked(self) -> bool:
+        return self.verdict is Verdict.BLOCK
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape printed by ``mcp-elicit url check --json``."""
+        return {
+            "verdict": str(self.verdict),
+            "reasons": [{"code": str(r.code), "message": r.message} for r in self.reasons],
+            "display_host": (
+                None
+                if self.display_host is None
+                else {"unicode": self.display_host.unicode, "ascii": self.display_host.ascii}
+            ),
+            "registrable_domain": self.registrable_domain,
+        }
+
+
+def verdict_for(reasons: Iterable[Reason]) -> Verdict:
+    """The heaviest severity wins; no reasons means allow."""
+    verdict = Verdict.ALLOW
+    for reason in reasons:
+        if reason.severity is Severity.BLOCK:
+            return Verdict.BLOCK
+        verdict = Verdict.WARN
+    return verdict
