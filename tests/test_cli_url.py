@@ -147,7 +147,10 @@ def test_add_parser_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_in_a_real_subprocess() -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
     env["PYTHONIOENCODING"] = "utf-8"
     command = [sys.executable, "-m", "mcp_elicit.cli", "url", "check"]
     blocked = subprocess.run(

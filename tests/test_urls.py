@@ -819,3 +819,10 @@ def test_check_url_async(monkeypatch: pytest.MonkeyPatch) -> None:
     assert plain.verdict is Verdict.ALLOW
     with pytest.raises(TypeError):
         asyncio.run(check_url_async(None, resolve=True))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "url", ["http://", "http://a*b.com/", "http://[::1/", "http:///x", "http://user@/"]
+)
+def test_dev_policy_never_lets_http_through_without_a_loopback_host(url: str) -> None:
+    assert_verdict(check_url(url, DEV), Verdict.BLOCK, {"scheme_not_allowed"})

@@ -66,7 +66,7 @@ schemes = st.sampled_from(
 ) | st.from_regex(r"[A-Za-z][A-Za-z0-9+.\-]{0,8}", fullmatch=True)
 separators = st.sampled_from(["://", ":", ":/", ":///", ":\\\\", "://user:pw@", "://a@b@", ""])
 label_chars = st.sampled_from(
-    list("abcxyz019-_.%") + ["\u0430", "\u03bf", "\uff41", "\u00fc", "\u65e5", "\u200b", "\u3002"]
+    [*"abcxyz019-_.%", "\u0430", "\u03bf", "\uff41", "\u00fc", "\u65e5", "\u200b", "\u3002"]
 )
 hosts = st.one_of(
     st.text(label_chars, max_size=30),

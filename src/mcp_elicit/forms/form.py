@@ -29,12 +29,13 @@ class Form:
     asking again for an equal schema returns the same compiled form.
     """
 
-    __slots__ = ("_by_name", "_validator", "fields")
+    __slots__ = ("_by_name", "_fast", "_validator", "fields")
 
     def __init__(self, fields: list[Field] | tuple[Field, ...]) -> None:
         self.fields: tuple[Field, ...] = tuple(fields)
         self._by_name = {f.name: f for f in self.fields}
         self._validator = Validator(self.fields)
+        self._fast = self._validator.fast  # the common case, one call away
 
     @classmethod
     def from_schema(cls, schema: Any, *, revision: Revision | str | None = None) -> Form:
@@ -77,7 +78,9 @@ class Form:
 
     def validate(self, content: Any) -> list[Problem]:
         """Every problem with ``content``, at most one per field; empty when it is valid."""
-        return self._validator.validate(content)
+        if self._fast(content):
+            return []
+        return self._validator.problems(content)
 
     def is_valid(self, content: Any) -> bool:
         return self._validator.is_valid(content)

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 class Revision(enum.Enum):
     """A protocol revision, named by its version string."""
 
-
     V2025_06_18 = "2025-06-18"
     URL_DRAFT = "url-draft"  # SEP-1036 (URL mode + elicitation/track + -32604), never released
     V2025_11_25 = "2025-11-25"

@@ -32,20 +32,21 @@ _MISSING = object()
 class Validator:
     """Checks answers for one list of fields."""
 
-    __slots__ = ("_by_name", "_fast", "fields")
+    __slots__ = ("_by_name", "fast", "fields")
 
     def __init__(self, fields: Sequence[Field]) -> None:
         self.fields = tuple(fields)
         self._by_name = {f.name: f for f in self.fields}
-        self._fast: Callable[[Any], bool] = _compile_fast_path(self.fields)
+        # True only for a valid answer; False means "ask problems()", not "invalid".
+        self.fast: Callable[[Any], bool] = _compile_fast_path(self.fields)
 
     def validate(self, content: Any) -> list[Problem]:
-        if self._fast(content):
+        if self.fast(content):
             return []
         return self.problems(content)
 
     def is_valid(self, content: Any) -> bool:
-        return self._fast(content) or not self.problems(content)
+        return self.fast(content) or not self.problems(content)
 
     def problems(self, content: Any) -> list[Problem]:
         if not isinstance(content, dict):
@@ -80,22 +81,45 @@ class Validator:
 
 
 def _compile_fast_path(fields: Sequence[Field]) -> Callable[[Any], bool]:
-    namespace: dict[str, Any] = {"_MISSING": _MISSING, "_isfinite": math.isfinite}
-    lines = ["def _fast(c):", "    if c.__class__ is not dict: return False", "    g = c.get"]
-    required = sum(1 for f in fields if f.required)
-    lines.append(f"    n = {required}")
+    # The generated function, for a required text field "name" and an optional integer "age":
+    #
+    #   def _fast(c, *, K0=K0, K1=K1):
+    #       if c.__class__ is not dict: return False
+    #       try:
+    #           n = 1
+    #           v = c[K0]                                  # KeyError: missing -> slow path
+    #           if v.__class__ is not str: return False
+    #           if not 1 <= len(v) <= 50: return False
+    #           if K1 in c:
+    #               n += 1
+    #               v = c[K1]
+    #               if v.__class__ is not int: return False
+    #           return len(c) == n                         # an unknown key -> slow path
+    #       except (KeyError, TypeError):                  # TypeError: an unhashable option
+    #           return False
+    namespace: dict[str, Any] = {}
+    body = [f"n = {sum(1 for f in fields if f.required)}"]
     for index, field in enumerate(fields):
         namespace[f"K{index}"] = field.name
-        lines.append(f"    v = g(K{index}, _MISSING)")
         checks = _fast_checks(field, index, namespace)
         if field.required:
-            lines.append("    if v is _MISSING: return False")
-            lines.extend("    " + line for line in checks)
+            body.append(f"v = c[K{index}]")
+            body.extend(checks)
         else:
-            lines.append("    if v is not _MISSING:")
-            lines.append("        n += 1")
-            lines.extend("        " + line for line in checks)
-    lines.append("    return len(c) == n")
+            body += [f"if K{index} in c:", "    n += 1", f"    v = c[K{index}]"]
+            body.extend("    " + line for line in checks)
+    body.append("return len(c) == n")
+    # Constants are default arguments: locals are the cheapest names to load.
+    constants = "".join(f", {name}={name}" for name in namespace)
+    lines = [
+        f"def _fast(c, *, _isfinite=_isfinite{constants}):",
+        "    if c.__class__ is not dict: return False",
+        "    try:",
+        *("        " + line for line in body),
+        "    except (KeyError, TypeError):",
+        "        return False",
+    ]
+    namespace["_isfinite"] = math.isfinite
     exec("\n".join(lines), namespace)  # see the module docstring: no schema text is embedded
     fast: Callable[[Any], bool] = namespace["_fast"]
     return fast
@@ -110,12 +134,13 @@ def _number_literal(value: int | float) -> str:
 
 
 def _range_check(expr: str, low: int | float | None, high: int | float | None) -> list[str]:
-    out = []
+    if low is not None and high is not None:
+        return [f"if not {_number_literal(low)} <= {expr} <= {_number_literal(high)}: return False"]
     if low is not None:
-        out.append(f"if {expr} < {_number_literal(low)}: return False")
+        return [f"if {expr} < {_number_literal(low)}: return False"]
     if high is not None:
-        out.append(f"if {expr} > {_number_literal(high)}: return False")
-    return out
+        return [f"if {expr} > {_number_literal(high)}: return False"]
+    return []
 
 
 def _fast_checks(field: Field, index: int, namespace: dict[str, Any]) -> list[str]:
@@ -140,21 +165,19 @@ def _fast_checks(field: Field, index: int, namespace: dict[str, Any]) -> list[st
             *_range_check("v", field.minimum, field.maximum),
         ]
     if kind is FieldKind.NUMBER:
-        return [
-            "if v.__class__ is float:",
-            "    if not _isfinite(v): return False",
-            "elif v.__class__ is not int: return False",
-            *_range_check("v", field.minimum, field.maximum),
-        ]
+        out = ["if v.__class__ is not float and v.__class__ is not int: return False"]
+        if field.minimum is None or field.maximum is None:
+            # Two bounds already exclude nan and the infinities; otherwise check.
+            out.append("if v.__class__ is float and not _isfinite(v): return False")
+        return out + _range_check("v", field.minimum, field.maximum)
     if kind is FieldKind.BOOLEAN:
         return ["if v is not True and v is not False: return False"]
     namespace[f"S{index}"] = frozenset(field.choice_values())
     if kind is FieldKind.SINGLE_CHOICE:
-        return [f"if v.__class__ is not str or v not in S{index}: return False"]
+        # Only strings equal the options; an unhashable value raises TypeError (slow path).
+        return [f"if v not in S{index}: return False"]
     return [
         "if v.__class__ is not list: return False",
         *_range_check("len(v)", field.min_items, field.max_items),
-        "for x in v:",
-        f"    if x.__class__ is not str or x not in S{index}: return False",
-        "if len(set(v)) != len(v): return False",
+        f"if not S{index}.issuperset(v) or len(set(v)) != len(v): return False",
     ]

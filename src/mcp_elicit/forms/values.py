@@ -18,7 +18,6 @@ from mcp_elicit.forms.fields import Field, FieldKind
 from mcp_elicit.forms.patterns import compile_pattern
 from mcp_elicit.forms.problems import Problem
 
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 # RFC 3339 date-time (the JSON Schema "date-time" format): a full date, "T", a full time with
 # an offset. Python's fromisoformat then checks the calendar and the clock.
 _DATETIME = re.compile(
@@ -29,7 +28,9 @@ _DATETIME = re.compile(
 
 
 def is_date(text: str) -> bool:
-    if _DATE.fullmatch(text) is None:
+    """An RFC 3339 full-date (YYYY-MM-DD) that is a real calendar day."""
+    # Shape first, cheaply: fromisoformat alone also takes 20250331 and 2025-W14-1.
+    if len(text) != 10 or not text.isascii() or text[4] != "-" or text[7] != "-":
         return False
     try:
         date.fromisoformat(text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
 from mcp_elicit.urls.addresses import AddressFinding, IPAddress, classify_address
@@ -27,6 +26,7 @@ from mcp_elicit.urls.parse import (
 )
 from mcp_elicit.urls.policy import DEFAULT_POLICY, UrlPolicy
 from mcp_elicit.urls.registrable import registrable_domain
+from mcp_elicit.urls.resolve import in_thread
 from mcp_elicit.urls.resolve import resolve as resolve_name
 from mcp_elicit.urls.verdict import DisplayHost, Reason, Severity, UrlVerdict, verdict_for
 
@@ -110,13 +110,21 @@ async def check_url_async(
         return check_url(url, policy)
     if not isinstance(url, str):  # raise here, not inside the worker thread
         raise TypeError(f"check_url() needs a str, not {type(url).__name__}")
-    return await asyncio.to_thread(check_url, url, policy, resolve=True)
+    return await in_thread(lambda: check_url(url, policy, resolve=True))
 
 
 def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
     found = _Findings()
+    # http under allow_http_loopback is allowed only once the host is known to be loopback;
+    # every other way out (no host, invalid host, another host) blocks it.
+    pending_http = False
 
     def done(host: ParsedHost | None = None, registrable: str | None = None) -> UrlVerdict:
+        if pending_http:
+            found.add(
+                ReasonCode.SCHEME_NOT_ALLOWED,
+                "the scheme 'http:' is allowed only for loopback hosts (local development)",
+            )
         display = (
             DisplayHost(unicode=host.unicode, ascii=host.ascii)
             if host is not None and host.kind is not None and not host.errors
@@ -143,7 +151,6 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
     scheme, rest = scheme_and_rest
 
     scheme_allowed = scheme in policy.allowed_schemes
-    # http to loopback under allow_http_loopback is decided once the host is known.
     pending_http = not scheme_allowed and scheme == "http" and policy.allow_http_loopback
     if not scheme_allowed and not pending_http:
         allowed = ", ".join(sorted(policy.allowed_schemes)) or "none"
@@ -226,14 +233,9 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
     if host.kind is None:
         return done()
 
-    loopback = _host_findings(found, host, policy)
-    # A loopback host has already been reported as local_development; any other host over
-    # http stays blocked, development policy or not.
-    if pending_http and not loopback:
-        found.add(
-            ReasonCode.SCHEME_NOT_ALLOWED,
-            "the scheme 'http:' is allowed only for loopback hosts (local development)",
-        )
+    if _host_findings(found, host, policy):
+        # A loopback host, already reported as local_development when the policy allows it.
+        pending_http = False
 
     registrable: str | None = None
     if host.kind is HostKind.NAME:

@@ -7,12 +7,17 @@ This says where the name points *now*; DNS can answer differently when the perso
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from mcp_elicit.urls.addresses import IPAddress
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +69,9 @@ def _getaddrinfo(host: str, port: int) -> Resolution:
     if not found:
         return Resolution((), "DNS returned no IP addresses")
     return Resolution(tuple(found), None)
+
+
+async def in_thread(function: Callable[[], _T]) -> _T:
+    """Run a blocking call (a check that resolves) off the event loop. It lives here so that
+    this module stays the only one in mcp_elicit.urls that touches I/O machinery."""
+    return await asyncio.to_thread(function)
