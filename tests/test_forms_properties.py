@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import re
+from datetime import date
 from typing import Any
 
 from hypothesis import assume, given
@@ -20,6 +22,7 @@ from mcp_elicit.forms import (
     lint_schema,
 )
 from mcp_elicit.forms.rendering import render_schema
+from mcp_elicit.forms.values import is_date
 from tests.strategies import breakages, field_lists, json_values, valid_values
 
 NEW = Revision.V2025_11_25.rules
@@ -162,3 +165,26 @@ def test_conversion_round_trips_between_revisions(
         (f.name, f.kind, f.choices, f.required) for f in new.fields
     ]
     assert new.validate(content) == []
+
+
+_FULL_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+
+
+def _reference_is_date(text: str) -> bool:
+    if _FULL_DATE.fullmatch(text) is None:
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+@given(
+    st.text(max_size=12)
+    | st.dates().map(lambda d: d.isoformat())
+    | st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", fullmatch=True)
+    | st.from_regex(r"[0-9０-９W+\- ]{10}", fullmatch=True)
+)
+def test_the_quick_date_check_matches_the_rfc_3339_grammar(text: str) -> None:
+    assert is_date(text) == _reference_is_date(text)
