@@ -83,7 +83,7 @@ class Form:
         return self._validator.problems(content)
 
     def is_valid(self, content: Any) -> bool:
-        return self._validator.is_valid(content)
+        return self._fast(content) or not self._validator.problems(content)
 
     def coerce(self, name: str, text: str) -> JSONValue | Problem | None:
         """Turn what a person typed for field ``name`` into its JSON value, or a Problem.

@@ -41,14 +41,6 @@ class Validator:
         # True only for a valid answer; False means "ask problems()", not "invalid".
         self.fast: Callable[[Any], bool] = _compile_fast_path(self.fields)
 
-    def validate(self, content: Any) -> list[Problem]:
-        if self.fast(content):
-            return []
-        return self.problems(content)
-
-    def is_valid(self, content: Any) -> bool:
-        return self.fast(content) or not self.problems(content)
-
     def problems(self, content: Any) -> list[Problem]:
         if not isinstance(content, dict):
             return [
