@@ -97,7 +97,10 @@ def test_valid_answer_has_no_problems(form: Form) -> None:
         "note": "",
     }
     assert form.validate(answer) == []
+    assert form.is_valid(answer)
     assert form.validate({"name": "Ann", "age": 36.0}) == []  # 36.0 is an integer in JSON
+    assert form.is_valid({"name": "Ann", "age": 36.0})  # the slow path agrees
+    assert not form.is_valid({"name": "Ann", "age": 36.5})
 
 
 @pytest.mark.parametrize(
