@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -51,7 +52,7 @@ class Form:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Field]:
         return iter(self.fields)
 
     def __len__(self) -> int:

@@ -63,7 +63,6 @@ class RevisionRules:
     push_requests: bool  # the server sends ``elicitation/create`` as a JSON-RPC request
     capability_in: CapabilityIn
     list_content: bool  # ``string[]`` answers (multi-select)
-    empty_capability_is_form: bool  # ``elicitation: {}`` means form only
 
 
 RULES: dict[ProtocolVersion, RevisionRules] = {
@@ -76,7 +75,6 @@ RULES: dict[ProtocolVersion, RevisionRules] = {
         push_requests=True,
         capability_in="initialize",
         list_content=False,
-        empty_capability_is_form=True,
     ),
     ProtocolVersion.URL_DRAFT: RevisionRules(
         has_url_mode=True,
@@ -87,8 +85,6 @@ RULES: dict[ProtocolVersion, RevisionRules] = {
         push_requests=True,
         capability_in="initialize",
         list_content=False,
-        # The draft's schema demands at least one mode; we read ``{}`` as form anyway.
-        empty_capability_is_form=True,
     ),
     ProtocolVersion.V2025_11_25: RevisionRules(
         has_url_mode=True,
@@ -99,7 +95,6 @@ RULES: dict[ProtocolVersion, RevisionRules] = {
         push_requests=True,
         capability_in="initialize",
         list_content=True,
-        empty_capability_is_form=True,
     ),
     ProtocolVersion.V2026_07_28: RevisionRules(
         has_url_mode=True,
@@ -110,7 +105,6 @@ RULES: dict[ProtocolVersion, RevisionRules] = {
         push_requests=False,
         capability_in="request_meta",
         list_content=True,
-        empty_capability_is_form=True,
     ),
 }
 
