@@ -1,0 +1,36 @@
+"""The interface between the handler and whatever shows questions to a person.
+
+A renderer is four coroutines. The handler calls them one prompt at a time per renderer
+(it holds a lock), so a renderer need not guard the screen against itself.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import anyio
+
+from mcp_elicit.client.prompts import Answer, FormPrompt, Notice, UrlPrompt
+
+
+class Renderer(Protocol):
+    """Shows prompts to a person and returns what they chose."""
+
+    async def ask_form(self, prompt: FormPrompt) -> Answer:
+        """Show every field and return the answer. ``Accept.content`` must be what the person
+        reviewed; the handler validates it again and never sends an invalid answer."""
+        ...
+
+    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+        """Show the consent screen (server, message, full URL, registrable domain, every
+        warning). ``Accept`` means consent; the handler opens the URL afterwards."""
+        ...
+
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+        """After consent: wait until ``completed`` is set (the server said so) or the person
+        says they are done (``Accept``) or gives up (``Cancel``)."""
+        ...
+
+    async def notify(self, notice: Notice) -> None:
+        """Tell the person something; must not wait for them."""
+        ...
