@@ -1,0 +1,98 @@
+"""What ``connect`` and ``call`` share: the target, the protocol, the handler's settings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from mcp_elicit.cli._io import UsageError
+from mcp_elicit.client import AuditLog, ElicitationHandler, Policy
+from mcp_elicit.client.connection import PROTOCOL_CHOICES
+from mcp_elicit.client.renderer import Renderer
+from mcp_elicit.client.targets import TargetError, server_for
+from mcp_elicit.protocol import ElicitationModes
+from mcp_elicit.urls import UrlPolicy
+
+_MODES = {
+    "form,url": ElicitationModes(form=True, url=True),
+    "form": ElicitationModes(form=True),
+    "url": ElicitationModes(url=True),
+}
+
+
+def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split at the first ``--``: options before, the server command after."""
+    words = list(argv)
+    if "--" in words:
+        at = words.index("--")
+        return words[:at], words[at + 1 :]
+    return words, []
+
+
+def add_host_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "target",
+        metavar="TARGET",
+        nargs="?",
+        help="the server: an http(s):// URL, or '-- command args...' last on the line",
+    )
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOL_CHOICES,
+        default="auto",
+        help="protocol revision to speak (default: auto, the newest both sides have)",
+    )
+    parser.add_argument(
+        "--modes",
+        choices=sorted(_MODES),
+        default="form,url",
+        help="elicitation modes to declare and answer (default: form,url)",
+    )
+    parser.add_argument("--audit", metavar="FILE", help="append a JSON-lines audit log to FILE")
+    parser.add_argument(
+        "--audit-values",
+        action="store_true",
+        help="log answer values in the audit log (redacted by default; secrets always are)",
+    )
+    parser.add_argument(
+        "--allow-http-loopback",
+        action="store_true",
+        help="offer http:// links to this machine (local development)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="request timeout; time spent answering does not count",
+    )
+
+
+def server_of(args: argparse.Namespace) -> object:
+    try:
+        return server_for(args.target, args.server_command)
+    except TargetError as error:
+        raise UsageError(str(error)) from None
+
+
+def handler_of(
+    args: argparse.Namespace, renderer: Renderer | None, *, opener: object = "browser"
+) -> ElicitationHandler:
+    audit = None
+    if args.audit:
+        try:
+            audit = AuditLog(args.audit, redact=not args.audit_values)
+        except OSError as error:
+            raise UsageError(f"--audit: cannot open {args.audit}: {error.strerror}") from None
+    policy = Policy(
+        modes=_MODES[args.modes],
+        url_policy=UrlPolicy(allow_http_loopback=args.allow_http_loopback),
+    )
+    if opener == "browser":
+        return ElicitationHandler(renderer, policy=policy, audit=audit)
+    return ElicitationHandler(renderer, policy=policy, audit=audit, opener=opener)  # type: ignore[arg-type]
+
+
+def say(text: str) -> None:
+    print(f"mcp-elicit: {text}", file=sys.stderr, flush=True)

@@ -1,0 +1,124 @@
+"""``mcp-elicit connect TARGET``: an interactive terminal host for any MCP server.
+
+At the ``mcp>`` prompt: ``tools`` lists the tools, ``call TOOL {json}`` calls one, ``help``,
+``quit`` (or Ctrl-D). Elicitations are answered in the terminal as they come.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from typing import Any
+
+import anyio
+from mcp.shared.exceptions import MCPError
+
+from mcp_elicit.cli._host import add_host_options, handler_of, server_of
+from mcp_elicit.cli._running import describe_failure, run_client
+from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
+
+HELP = """\
+Commands:
+  tools                 list the server's tools
+  call TOOL [JSON]      call TOOL with a JSON object of arguments (default {})
+  help                  show this help
+  quit                  disconnect (also Ctrl-D)"""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    connect = commands.add_parser(
+        "connect",
+        help="an interactive terminal host: list tools, call them, answer elicitations",
+        description=(
+            "Connect to a server and use it from the terminal: list tools, call one with JSON "
+            "arguments, answer its elicitations. TARGET is an http(s):// URL, or "
+            "'-- command args...' last on the line to start the server over stdio."
+        ),
+    )
+    add_host_options(connect)
+    connect.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mcp_elicit.client.terminal import TerminalRenderer
+
+    server = server_of(args)
+    renderer = TerminalRenderer()
+    handler = handler_of(args, renderer)
+    client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
+    return anyio.run(_session, client)
+
+
+async def _session(client: ElicitingClient) -> int:
+    from prompt_toolkit import PromptSession
+
+    try:
+        return await run_client(client, lambda connected: _repl(connected, PromptSession()))
+    except Exception as error:
+        print(f"mcp-elicit: {describe_failure(error)}", flush=True)
+        return 1
+
+
+async def _repl(client: ElicitingClient, session: Any) -> int:
+    print(
+        f"Connected to {client.server_name} (protocol {client.protocol_version}). "
+        "Type 'help' for commands.",
+        flush=True,
+    )
+    while True:
+        try:
+            line = (await session.prompt_async("mcp> ")).strip()
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            return 0
+        if not line:
+            continue
+        command, _, rest = line.partition(" ")
+        if command in ("quit", "exit"):
+            return 0
+        if command == "help":
+            print(HELP)
+        elif command == "tools":
+            await _tools(client)
+        elif command == "call":
+            await _call(client, rest.strip())
+        else:
+            print(f"Unknown command {command!r}. Type 'help' for commands.")
+
+
+async def _tools(client: ElicitingClient) -> None:
+    tools = await client.list_tools()
+    if not tools:
+        print("No tools.")
+    for tool in tools:
+        summary = (tool.description or "").strip().splitlines()
+        print(f"  {tool.name}" + (f" — {summary[0]}" if summary else ""))
+
+
+async def _call(client: ElicitingClient, rest: str) -> None:
+    name, _, text = rest.partition(" ")
+    if not name:
+        print("Usage: call TOOL [JSON]")
+        return
+    try:
+        arguments = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as error:
+        print(f"Arguments are not JSON: {error.msg} at column {error.colno}")
+        return
+    if not isinstance(arguments, dict):
+        print('Arguments must be a JSON object, e.g. {"city": "Paris"}')
+        return
+    try:
+        result = await client.call_tool(shlex.split(name)[0] if name else name, arguments)
+    except (MCPError, UrlElicitationLoop, TimeoutError) as error:
+        print(f"Error: {describe_failure(error, tool=name)}")
+        return
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    print("Result (error):" if result.is_error else "Result:")
+    for item in dumped.get("content", []):
+        text_item = item.get("text") if item.get("type") == "text" else json.dumps(item)
+        print(f"  {text_item}")
+    if not dumped.get("content") and "structuredContent" in dumped:
+        print("  " + json.dumps(dumped["structuredContent"], ensure_ascii=False))

@@ -1,0 +1,417 @@
+"""An SDK client that answers elicitations through a handler, on every revision.
+
+:class:`ElicitingClient` wraps the official ``mcp.Client`` and extends it where it falls short
+for elicitation (each extension is marked "SDK:" below):
+
+- capabilities declare exactly the handler's modes (the SDK declares form and URL whenever a
+  callback is set), and ``--protocol 2025-06-18`` can be proposed at all;
+- ``elicitation/create`` is read liberally (the url-draft spelling, the early draft) and a bad
+  request gets -32602 with every problem (the SDK validates strictly before any callback);
+- request timeouts pause while a person is answering;
+- a 2026-07-28 final result without ``resultType`` is complete, as the specification says;
+- the multi-round-trip loop is limited in time, not rounds (people take minutes, not 2 s);
+- -32042 / -32604 ("open this URL first") go through consent and completion, then the call
+  is retried, with loop detection;
+- over Streamable HTTP the connection pool is unbounded, so pending elicitations cannot
+  starve the requests that answer them (the SDK's pool of 100 deadlocks at 99).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from typing import Any, Literal
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp import Client
+from mcp.client.session import ClientSession, IncomingMessage, MessageHandlerFnT
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcp_elicit.client.handler import (
+    ElicitationHandler,
+    ElicitationRefused,
+    asking_of,
+    revision_of,
+)
+from mcp_elicit.client.prompts import Notice
+from mcp_elicit.protocol import (
+    ElicitationModes,
+    ElicitationRequest,
+    ProtocolVersion,
+    parse_url_required_error,
+    track_request_params,
+)
+from mcp_elicit.protocol.codes import ELICITATION_CREATE, ELICITATION_TRACK
+
+logger = logging.getLogger(__name__)
+
+ProtocolChoice = Literal["auto", "2025-06-18", "2025-11-25", "2026-07-28"]
+PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-06-18", "2025-11-25", "2026-07-28")
+
+# Methods whose 2026-07-28 results carry `resultType`; absent means complete (SEP-2322).
+_RESULT_TYPED = frozenset({"tools/call", "prompts/get", "resources/read"})
+
+DEFAULT_INPUT_TIME_LIMIT = 30 * 60.0
+"""How long a 2026-07-28 call may keep asking for input: long enough for a person to find a
+password or finish a sign-in in a browser."""
+
+
+class UrlElicitationLoop(RuntimeError):
+    """The server asked again for URL elicitations the person had already completed."""
+
+
+class ProtocolMismatch(RuntimeError):
+    """The server did not agree to the protocol revision that was asked for."""
+
+
+class ElicitingClient:
+    """Connect to a server and answer its elicitations with ``handler``.
+
+    ``server`` is what ``mcp.Client`` takes: an ``http(s)://`` URL (Streamable HTTP), a
+    ``StdioServerParameters``, a transport, or an in-process server. ``protocol`` pins a
+    revision (``"2025-06-18"``, ``"2025-11-25"``, ``"2026-07-28"``) or lets the SDK negotiate
+    (``"auto"``); a server that will not speak the pinned one is an error.
+    """
+
+    def __init__(
+        self,
+        server: Any,
+        handler: ElicitationHandler,
+        *,
+        protocol: str = "auto",
+        read_timeout: float | None = None,
+        input_time_limit: float = DEFAULT_INPUT_TIME_LIMIT,
+        max_url_retries: int = 3,
+        client_info: types.Implementation | None = None,
+        message_handler: MessageHandlerFnT | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        if protocol not in PROTOCOL_CHOICES:
+            raise ValueError(
+                f"protocol must be one of {', '.join(PROTOCOL_CHOICES)}, not {protocol!r}"
+            )
+        if protocol == "2025-06-18" and not handler.modes.form:
+            raise ValueError("2025-06-18 has form mode only, and this handler does not offer it")
+        self.server = server
+        self.handler = handler
+        self.protocol = protocol
+        self.read_timeout = read_timeout
+        self.input_time_limit = input_time_limit
+        self.max_url_retries = max_url_retries
+        self.client_info = client_info
+        self.accepted_quirks: list[str] = []
+        self._message_handler = message_handler
+        self._http_client = http_client
+        self._client: _SdkClient | None = None
+        self._stack: AsyncExitStack | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def __aenter__(self) -> ElicitingClient:
+        async with AsyncExitStack() as stack:
+            server = self.server
+            if isinstance(server, str):
+                http = self._http_client or _unpooled_http_client()
+                if self._http_client is None:
+                    await stack.enter_async_context(http)
+                server = streamable_http_client(server, http_client=http)
+            client = _SdkClient(
+                server,
+                mode="auto" if self.protocol in ("auto", "2026-07-28") else "legacy",
+                read_timeout_seconds=self.read_timeout,
+                elicitation_callback=self.handler,
+                message_handler=self._on_message,
+                client_info=self.client_info,
+                # Time, not rounds, limits the loop: see call_tool.
+                input_required_max_rounds=2**31,
+                cache=None,
+            )
+            client.owner = self
+            await stack.enter_async_context(client)
+            self._client = client
+            if self.protocol != "auto" and client.protocol_version != self.protocol:
+                raise ProtocolMismatch(
+                    f"asked for protocol {self.protocol}, the server chose "
+                    f"{client.protocol_version}"
+                )
+            self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        stack, self._stack, self._client = self._stack, None, None
+        if stack is not None:
+            await stack.__aexit__(*exc_info)
+
+    @property
+    def sdk(self) -> Client:
+        """The underlying ``mcp.Client``, for everything this class does not wrap."""
+        if self._client is None:
+            raise RuntimeError("ElicitingClient must be used within 'async with'")
+        return self._client
+
+    @property
+    def protocol_version(self) -> str:
+        return self.sdk.protocol_version
+
+    @property
+    def server_name(self) -> str:
+        info = self.sdk.server_info
+        return info.name if info is not None else "server"
+
+    async def list_tools(self) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = await self.sdk.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    # -- calls ------------------------------------------------------------------------------
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        read_timeout: float | None = None,
+    ) -> types.CallToolResult:
+        """Call a tool, answering whatever it asks on the way.
+
+        Raises ``MCPError`` for an error response; after a required-URL error the person
+        declined, that error. Raises :class:`UrlElicitationLoop` when the server asks again for
+        what was already completed, ``TimeoutError`` past ``input_time_limit``.
+        """
+        seen: set[frozenset[str]] = set()
+        attempts = 0
+        while True:
+            try:
+                return await self._call_once(name, arguments, read_timeout)
+            except MCPError as error:
+                requests = parse_url_required_error(
+                    error.error.model_dump(by_alias=True, mode="json", exclude_none=True)
+                )
+                if requests is None:
+                    raise
+                key = frozenset(r.elicitation_id or r.url or "" for r in requests)
+                if key in seen or attempts >= self.max_url_retries:
+                    raise UrlElicitationLoop(
+                        f"{self.server_name} asked again for the same URL elicitation "
+                        f"({', '.join(sorted(key))}) after it was completed; not retrying {name}"
+                    ) from error
+                seen.add(key)
+                attempts += 1
+                asking = asking_of(self.sdk.session, required_by=name)
+                if _draft(requests):
+                    asking = type(asking)(asking.server, ProtocolVersion.URL_DRAFT, name)
+                tracker = self._track if _draft(requests) else None
+                if not await self.handler.obtain(requests, asking, tracker=tracker):
+                    raise
+
+    async def _call_once(
+        self, name: str, arguments: Mapping[str, Any] | None, read_timeout: float | None
+    ) -> types.CallToolResult:
+        args = dict(arguments) if arguments is not None else None
+        if self.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return await self.sdk.call_tool(name, args, read_timeout_seconds=read_timeout)
+        # SDK: the multi-round-trip loop gives up after 10 rounds (~2 s). Rounds are unlimited
+        # above; this bounds the whole exchange in time instead.
+        try:
+            with anyio.fail_after(self.input_time_limit):
+                return await self.sdk.call_tool(name, args, read_timeout_seconds=read_timeout)
+        except TimeoutError:
+            raise TimeoutError(
+                f"{name} was still asking for input after {self.input_time_limit:g} s"
+            ) from None
+
+    async def _track(self, request: ElicitationRequest) -> None:
+        """url-draft completion: ``elicitation/track`` returns when the elicitation is done."""
+        assert request.elicitation_id is not None
+        client = self.sdk
+        assert isinstance(client, _SdkClient) and client.dispatcher is not None
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            text = message or (f"{value:g}/{total:g}" if total else f"{value:g}")
+            if self.handler.renderer is not None:
+                notice = Notice(self.server_name, f"Progress: {text}", "info")
+                await self.handler.renderer.notify(notice)
+
+        params = track_request_params(
+            request.elicitation_id,
+            f"track-{request.elicitation_id}",
+            revision=ProtocolVersion.URL_DRAFT,
+        )
+        await client.dispatcher.send_raw_request(
+            ELICITATION_TRACK, params, {"on_progress": progress}
+        )
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, types.ElicitCompleteNotification):
+            self.handler.completions.complete(message.params.elicitation_id)
+        if self._message_handler is not None:
+            await self._message_handler(message)
+        else:
+            await anyio.lowlevel.checkpoint()
+
+
+def _draft(requests: list[ElicitationRequest]) -> bool:
+    return any(r.revision_hint == ProtocolVersion.URL_DRAFT.value for r in requests)
+
+
+def _unpooled_http_client() -> httpx2.AsyncClient:
+    # SDK: its default pool holds 100 connections. Each tool call pending on an elicitation
+    # holds one open (its response stream), and the answer needs another: at 99 pending calls
+    # the answers wait for a connection that never frees. Unbounded, they cannot starve.
+    # No read timeout either: a response stream may stay quiet while a person answers; the
+    # request's own (pausable) timeout is the one that counts.
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(30.0, read=None),
+        limits=httpx2.Limits(max_connections=None, max_keepalive_connections=64),
+    )
+
+
+# -- extending the SDK --------------------------------------------------------------------
+
+
+class _SdkClient(Client):
+    """``mcp.Client`` building our session and dispatcher (SDK: ``_build_session`` is where the
+    session is made; there is no public hook for either)."""
+
+    owner: ElicitingClient
+    dispatcher: _Dispatcher | None = None
+
+    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
+        inner = await self._connect(exit_stack, self.mode, self.raise_exceptions)
+        owner = self.owner
+        proposed = owner.protocol if owner.protocol in ("2025-06-18", "2025-11-25") else None
+        self.dispatcher = _Dispatcher(inner, owner)
+        session = _Session(
+            dispatcher=self.dispatcher,
+            read_timeout_seconds=self.read_timeout_seconds,
+            message_handler=self.message_handler,
+            client_info=self.client_info,
+            elicitation_callback=self.elicitation_callback,
+        )
+        session.owner = owner
+        session.proposed = proposed
+        self.dispatcher.session = session
+        return session
+
+
+class _Session(ClientSession):
+    owner: ElicitingClient
+    proposed: str | None = None
+
+    def _build_capabilities(self, version: str) -> types.ClientCapabilities:
+        # SDK: any elicitation callback declares form and URL. Declare what the handler does.
+        capabilities = super()._build_capabilities(version)
+        modes = self.owner.handler.modes
+        return capabilities.model_copy(update={"elicitation": _capability(modes, self.proposed)})
+
+    async def initialize(self) -> types.InitializeResult:
+        if self.proposed is None or self.proposed == "2025-11-25":
+            return await super().initialize()
+        # SDK: `initialize` always proposes its newest handshake version; propose ours.
+        result = await self.send_request(
+            types.InitializeRequest(
+                params=types.InitializeRequestParams(
+                    protocol_version=self.proposed,
+                    capabilities=self._build_capabilities(self.proposed),
+                    client_info=self._client_info,
+                ),
+            ),
+            types.InitializeResult,
+        )
+        self.adopt(result)
+        await self.send_notification(types.InitializedNotification())
+        return result
+
+    async def _on_request(
+        self, dctx: Any, method: str, params: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        if method != ELICITATION_CREATE:
+            return await super()._on_request(dctx, method, params)
+        # SDK: it validates the request strictly before any callback sees it, and a callback
+        # that raises reaches the server as code 0. Read it ourselves; answer -32602 with the
+        # problems, or -32603 if the handler itself fails.
+        try:
+            return await self.owner.handler.handle(params, asking_of(self))
+        except ElicitationRefused as refused:
+            error = refused.error
+            raise MCPError(error["code"], error["message"], error.get("data")) from None
+        except Exception:
+            logger.exception("the elicitation handler failed")
+            raise MCPError(
+                types.INTERNAL_ERROR, "The client failed to handle the elicitation"
+            ) from None
+
+
+class _Dispatcher:
+    """The SDK's dispatcher with pausable timeouts and liberal 2026-07-28 results."""
+
+    def __init__(self, inner: Any, owner: ElicitingClient) -> None:
+        self._inner = inner
+        self._owner = owner
+        self.session: _Session | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def send_raw_request(
+        self, method: str, params: Mapping[str, Any] | None, opts: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        options = dict(opts or {})
+        timeout = options.pop("timeout", None)
+        if timeout is None:
+            raw = await self._inner.send_raw_request(method, params, options)
+        else:
+            # SDK: its timeout runs while the person answers; ours stops.
+            with self._owner.handler.attention.deadline(timeout) as scope:
+                raw = await self._inner.send_raw_request(method, params, options)
+            if scope.cancelled_caught:
+                raise MCPError(
+                    types.REQUEST_TIMEOUT,
+                    f"{method} timed out after {timeout:g} s (time spent answering not counted)",
+                )
+        return self._complete(method, raw)
+
+    def _complete(self, method: str, raw: dict[str, Any]) -> dict[str, Any]:
+        session = self.session
+        if (
+            method in _RESULT_TYPED
+            and isinstance(raw, dict)
+            and "resultType" not in raw
+            and session is not None
+            and session.protocol_version in MODERN_PROTOCOL_VERSIONS
+        ):
+            # SDK: a final result without `resultType` fails validation; SEP-2322 says a
+            # client MUST treat it as complete.
+            self._owner.accepted_quirks.append(
+                f"{method}: result without resultType read as complete"
+            )
+            return {**raw, "resultType": "complete"}
+        return raw
+
+
+def _capability(
+    modes: ElicitationModes, proposed: str | None
+) -> types.ElicitationCapability | None:
+    if not (modes.form or modes.url):
+        return None
+    if proposed == "2025-06-18":
+        return types.ElicitationCapability()  # `elicitation: {}`: that revision has no modes
+    return types.ElicitationCapability(
+        form=types.FormElicitationCapability() if modes.form else None,
+        url=types.UrlElicitationCapability() if modes.url else None,
+    )
+
+
+def session_revision(client: ElicitingClient) -> ProtocolVersion:
+    """The elicitation revision in force on a connected client."""
+    return revision_of(client.protocol_version)

@@ -1,0 +1,450 @@
+"""The elicitation handler: check the request, apply the policy, ask, validate, record.
+
+One handler answers every revision's elicitations. Its pipeline, for each request:
+
+1. **Check** the request as the negotiated revision defines it (liberally: the url-draft's
+   spelling, a missing ``mode``, the early draft's message-only ask are accepted and noted).
+   A malformed request or schema is answered with -32602 listing every problem. Lint findings
+   (a URL in the text, fields that look like secrets) go to the person with the form.
+2. **Policy**: server allow/deny, the rate limit, declared modes, whether a person is there.
+   When the handler cancels on its own it says why in ``_meta`` (:data:`OUTCOME_META`).
+3. **Ask** through the renderer, one prompt at a time, with request timeouts paused.
+4. **Validate** the answer with the form model: an invalid answer is never sent.
+5. **Audit** the request and its outcome.
+
+URL mode shows a consent screen first; a blocked URL never reaches the person, and a URL is
+opened only after consent and never fetched by the client.
+"""
+
+from __future__ import annotations
+
+import time
+import webbrowser
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from mcp_elicit.client.attention import Attention
+from mcp_elicit.client.audit import AuditLog
+from mcp_elicit.client.completions import Completions
+from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimiter
+from mcp_elicit.client.prompts import (
+    Accept,
+    Answer,
+    Cancel,
+    Decline,
+    FormPrompt,
+    Notice,
+    UrlPrompt,
+)
+from mcp_elicit.client.renderer import Renderer
+from mcp_elicit.forms import Form, InvalidSchema, Problem, lint_schema
+from mcp_elicit.protocol import (
+    ElicitationModes,
+    ElicitationRequest,
+    ProtocolProblem,
+    ProtocolVersion,
+    elicit_result,
+    invalid_params_error,
+    parse_elicitation_params,
+    undeclared_mode_problem,
+)
+from mcp_elicit.protocol.revisions import EARLY_DRAFT
+from mcp_elicit.urls import Verdict, check_url
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.client.session import ClientRequestContext, ClientSession
+
+# What a person gains nothing from: schema hygiene for the server's author, and a note that
+# clients may skip `pattern` (this one applies it).
+_NOT_FOR_PEOPLE = frozenset({"ignored_keyword", "pattern_ignored"})
+
+# The early draft asked with a message only; it is shown as one free-text question.
+FREE_TEXT_FIELD = "response"
+_FREE_TEXT_SCHEMA = {
+    "type": "object",
+    "properties": {FREE_TEXT_FIELD: {"type": "string", "title": "Your answer"}},
+    "required": [FREE_TEXT_FIELD],
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """Who is asking, on which revision, and (for the required-URL path) for which call."""
+
+    server: str
+    revision: ProtocolVersion
+    required_by: str | None = None
+
+
+class ElicitationRefused(Exception):
+    """The request is answered with this JSON-RPC ``error`` object instead of a result."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(error.get("message", "elicitation refused"))
+        self.error = error
+
+
+def open_in_browser(url: str) -> None:
+    """The default opener: the system browser. Never called before the person consents."""
+    webbrowser.open(url, new=2)
+
+
+Tracker = Callable[[ElicitationRequest], Awaitable[None]]
+"""Waits until a URL elicitation completes by the revision's own means (url-draft: track)."""
+
+
+class ElicitationHandler:
+    """Answers elicitations from any server on any revision; plugs into the SDK client.
+
+    Use it as the SDK's ``elicitation_callback`` (``mcp.Client(..., elicitation_callback=
+    handler)``), or give it to :class:`mcp_elicit.client.ElicitingClient`, which also declares
+    exactly :attr:`modes`, handles the required-URL errors and the 2026-07-28 retry loop.
+    """
+
+    def __init__(
+        self,
+        renderer: Renderer | None = None,
+        *,
+        policy: Policy | None = None,
+        audit: AuditLog | None = None,
+        opener: Callable[[str], object] | None = open_in_browser,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.renderer = renderer
+        self.policy = policy if policy is not None else Policy()
+        self.audit = audit
+        self.opener = opener
+        self.attention = Attention()
+        self.completions = Completions()
+        self._clock = clock
+        self._limiter = RateLimiter(self.policy.rate_limit) if self.policy.rate_limit else None
+        self._screen: anyio.Lock | None = None
+
+    @property
+    def modes(self) -> ElicitationModes:
+        """The modes this handler answers; what the client declares."""
+        return self.policy.modes
+
+    # -- the SDK callback -------------------------------------------------------------------
+
+    async def __call__(
+        self, context: ClientRequestContext, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        import mcp_types
+
+        raw = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        try:
+            result = await self.handle(raw, asking_of(context.session))
+        except ElicitationRefused as refused:
+            return mcp_types.ErrorData.model_validate(refused.error)
+        return mcp_types.ElicitResult.model_validate(result)
+
+    # -- one request ------------------------------------------------------------------------
+
+    async def handle(self, params: Any, asking: Asking) -> dict[str, Any]:
+        """Answer one ``elicitation/create``'s params with the result ``asking.revision``
+        defines, or raise :class:`ElicitationRefused` with the error to send."""
+        event: dict[str, Any] = {"server": asking.server, "revision": asking.revision.value}
+        try:
+            request = self._parse(params, asking)
+            event |= {"mode": request.mode, "message": request.message}
+            if request.accepted_quirks:
+                event["quirks"] = list(request.accepted_quirks)
+            if (undeclared := undeclared_mode_problem(request, self.policy.modes)) is not None:
+                raise ElicitationRefused(invalid_params_error([undeclared]))
+            if request.mode == "url":
+                result = await self._handle_url(request, asking, event)
+            else:
+                result = await self._handle_form(request, asking, event)
+        except ElicitationRefused as refused:
+            self._record(event | {"outcome": "error", "error": refused.error})
+            raise
+        self._record(event | {"outcome": result["action"]})
+        return result
+
+    def _parse(self, params: Any, asking: Asking) -> ElicitationRequest:
+        parsed = parse_elicitation_params(params, revision=asking.revision)
+        if (
+            isinstance(parsed, list)
+            and isinstance(params, Mapping)
+            and params.get("mode") == "url"
+            and not asking.revision.rules.has_url_mode
+        ):
+            # A server from the URL-mode draft era, on a session that negotiated 2025-06-18.
+            draft = parse_elicitation_params(params, revision=ProtocolVersion.URL_DRAFT)
+            if not isinstance(draft, list):
+                quirk = f"URL mode on {asking.revision.value}: read as the URL-mode draft"
+                return _with_quirk(draft, quirk)
+        if isinstance(parsed, list):
+            raise ElicitationRefused(invalid_params_error(parsed))
+        return parsed
+
+    def _gate(self, server: str) -> tuple[str, Notice | None] | None:
+        """Why the person is not asked at all, and what to tell them; ``None`` to ask."""
+        if self.renderer is None or not self.policy.person_available:
+            return "no-person", None
+        if not self.policy.allows_server(server):
+            return "server-denied", None
+        if self._limiter is not None and not self._limiter.admit(server, self._clock()):
+            notice = None
+            if self._limiter.first_refusal(server):
+                limit = self._limiter.limit
+                notice = Notice(
+                    server,
+                    f"{server} sent more than {limit.requests} requests in "
+                    f"{limit.per_seconds:g} s; further requests are cancelled until it slows down",
+                )
+            return "rate-limited", notice
+        return None
+
+    async def _handle_form(
+        self, request: ElicitationRequest, asking: Asking, event: dict[str, Any]
+    ) -> dict[str, Any]:
+        free_text = request.revision_hint == EARLY_DRAFT
+        schema = _FREE_TEXT_SCHEMA if free_text else request.requested_schema
+        revision = None if free_text else asking.revision.value
+        form, later = _read_form(schema, revision)
+        if later:
+            # A later revision's keyword (a default on 2025-06-18, say): we can show it, so we
+            # accept it, say so, and answer in the shapes the server used.
+            event.setdefault("quirks", []).extend(later)
+        answer_revision = ProtocolVersion.V2025_11_25 if later else asking.revision
+        findings = tuple(
+            p for p in lint_schema(schema, message=request.message) if p.code not in _NOT_FOR_PEOPLE
+        )
+        event["fields"] = [f.name for f in form]
+        if findings:
+            event["findings"] = [p.code for p in findings]
+        if (gate := self._gate(asking.server)) is not None:
+            return await self._cancelled_for(gate, event)
+        assert self.renderer is not None  # _gate said a person is there
+        prompt = FormPrompt(
+            asking.server, request.message, form, findings, asking.revision.value, free_text
+        )
+        answer = await self._ask(self.renderer.ask_form(prompt))
+        if isinstance(answer, Accept):
+            problems = form.validate(answer.content)
+            if problems:
+                await self._tell(
+                    Notice(asking.server, "The answer was not sent: " + _listed(problems), "error")
+                )
+                event["problems"] = [p.to_json() for p in problems]
+                return _cancel("invalid-answer")
+            if self.audit is not None:
+                labels = {f.name: f.label for f in form}
+                event["content"] = self.audit.content(answer.content, labels)
+            return elicit_result("accept", answer.content, revision=answer_revision)
+        if isinstance(answer, Cancel) and answer.no_person:
+            event["why"] = answer.reason or "no-person"
+        return _declined_or_cancelled(answer)
+
+    async def _handle_url(
+        self, request: ElicitationRequest, asking: Asking, event: dict[str, Any]
+    ) -> dict[str, Any]:
+        prompt = await self._url_prompt(request, asking, event)
+        if prompt is None:
+            return _cancel("url-blocked")
+        if (gate := self._gate(asking.server)) is not None:
+            return await self._cancelled_for(gate, event)
+        assert self.renderer is not None
+        answer = await self._ask(self.renderer.ask_url(prompt))
+        if not isinstance(answer, Accept):
+            return _declined_or_cancelled(answer)
+        self._open(prompt.url)
+        if request.elicitation_id is not None:
+            self.completions.expect(request.elicitation_id)
+        return elicit_result("accept", revision=asking.revision, mode="url")
+
+    # -- the required-URL path (-32042, -32604) ---------------------------------------------
+
+    async def obtain(
+        self,
+        requests: Sequence[ElicitationRequest],
+        asking: Asking,
+        *,
+        tracker: Tracker | None = None,
+    ) -> bool:
+        """Take the person through every URL elicitation a failed call needs: consent, open,
+        wait for completion. ``True`` when all are done and the call may be retried."""
+        for request in requests:
+            event: dict[str, Any] = {
+                "server": asking.server,
+                "revision": asking.revision.value,
+                "mode": request.mode,
+                "message": request.message,
+                "required_by": asking.required_by,
+            }
+            outcome = await self._obtain_one(request, asking, event, tracker)
+            self._record(event | {"outcome": outcome})
+            if outcome != "accept":
+                return False
+        return True
+
+    async def _obtain_one(
+        self,
+        request: ElicitationRequest,
+        asking: Asking,
+        event: dict[str, Any],
+        tracker: Tracker | None,
+    ) -> str:
+        if request.mode != "url":
+            event["why"] = "not-url-mode"
+            return "cancel"
+        prompt = await self._url_prompt(request, asking, event)
+        if prompt is None:
+            return "cancel"
+        if (gate := self._gate(asking.server)) is not None:
+            return str((await self._cancelled_for(gate, event))["action"])
+        assert self.renderer is not None
+        answer = await self._ask(self.renderer.ask_url(prompt))
+        if not isinstance(answer, Accept):
+            return "decline" if isinstance(answer, Decline) else "cancel"
+        completed = (
+            self.completions.expect(request.elicitation_id)
+            if request.elicitation_id is not None
+            else anyio.Event()
+        )
+        self._open(prompt.url)
+        async with anyio.create_task_group() as tasks:
+            if tracker is not None:
+
+                async def track() -> None:
+                    await tracker(request)
+                    completed.set()
+
+                tasks.start_soon(track)
+            done = await self._ask(self.renderer.wait_for_completion(prompt, completed))
+            tasks.cancel_scope.cancel()
+        if request.elicitation_id is not None:
+            self.completions.forget(request.elicitation_id)
+        event["completed_by"] = "server" if completed.is_set() else "person"
+        return "accept" if isinstance(done, Accept) else "cancel"
+
+    # -- shared steps -----------------------------------------------------------------------
+
+    async def _url_prompt(
+        self, request: ElicitationRequest, asking: Asking, event: dict[str, Any]
+    ) -> UrlPrompt | None:
+        """The consent prompt, or ``None`` (and the person told) when the URL is blocked."""
+        assert request.url is not None
+        verdict = check_url(request.url, self.policy.url_policy)
+        event |= {"url": request.url, "url_verdict": verdict.verdict.value}
+        if verdict.reasons:
+            event["url_reasons"] = list(verdict.codes)
+        if verdict.verdict is Verdict.BLOCK:
+            reasons = "; ".join(r.message for r in verdict.reasons)
+            event["why"] = "url-blocked"
+            await self._tell(
+                Notice(asking.server, f"Blocked a link it asked you to open: {reasons}", "error")
+            )
+            return None
+        return UrlPrompt(
+            asking.server,
+            request.message,
+            request.url,
+            verdict,
+            request.elicitation_id,
+            asking.revision.value,
+            asking.required_by,
+        )
+
+    async def _ask(self, question: Awaitable[Answer]) -> Answer:
+        """One prompt at a time on the screen, with every request timeout paused meanwhile."""
+        if self._screen is None:
+            self._screen = anyio.Lock()
+        async with self._screen:
+            with self.attention.person_answering():
+                return await question
+
+    async def _tell(self, notice: Notice) -> None:
+        if self.renderer is not None:
+            await self.renderer.notify(notice)
+
+    async def _cancelled_for(
+        self, gate: tuple[str, Notice | None], event: dict[str, Any]
+    ) -> dict[str, Any]:
+        why, notice = gate
+        event["why"] = why
+        if notice is not None:
+            await self._tell(notice)
+        return _cancel(why)
+
+    def _open(self, url: str) -> None:
+        if self.opener is not None:
+            self.opener(url)
+
+    def _record(self, event: dict[str, Any]) -> None:
+        if self.audit is not None:
+            self.audit.record(event)
+
+
+def asking_of(session: ClientSession, required_by: str | None = None) -> Asking:
+    """Who asks, read off an SDK client session."""
+    info = session.server_info
+    name = info.name if info is not None else "server"
+    return Asking(name, revision_of(session.protocol_version), required_by)
+
+
+def revision_of(version: str | None) -> ProtocolVersion:
+    """The elicitation revision whose rules apply to a negotiated protocol version."""
+    if version is None:
+        return ProtocolVersion.V2025_11_25
+    try:
+        return ProtocolVersion(version)
+    except ValueError:
+        pass
+    # Dated versions compare as strings. Older than elicitation: be liberal, read as its
+    # first revision; newer than we know: the newest rules we have.
+    if version < ProtocolVersion.V2025_11_25.value:
+        return ProtocolVersion.V2025_06_18
+    if version < ProtocolVersion.V2026_07_28.value:
+        return ProtocolVersion.V2025_11_25
+    return ProtocolVersion.V2026_07_28
+
+
+def _cancel(why: str) -> dict[str, Any]:
+    return {"action": "cancel", "_meta": {OUTCOME_META: why}}
+
+
+def _declined_or_cancelled(answer: Answer) -> dict[str, Any]:
+    if isinstance(answer, Decline):
+        return {"action": "decline"}
+    if isinstance(answer, Cancel) and answer.no_person:
+        return _cancel(answer.reason or "no-person")
+    return {"action": "cancel"}
+
+
+def _with_quirk(request: ElicitationRequest, quirk: str) -> ElicitationRequest:
+    from dataclasses import replace
+
+    return replace(request, accepted_quirks=(*request.accepted_quirks, quirk))
+
+
+def _read_form(schema: Any, revision: str | None) -> tuple[Form, list[str]]:
+    """The form, and the later-revision features accepted to read it; raises
+    :class:`ElicitationRefused` (-32602, every problem) for a schema that is malformed."""
+    try:
+        return Form.from_schema(schema, revision=revision), []
+    except InvalidSchema as invalid:
+        problems = invalid.problems
+    if revision is not None and all(p.code == "not_in_revision" for p in problems):
+        try:
+            form = Form.from_schema(schema)
+        except InvalidSchema:
+            pass
+        else:
+            return form, [f"{_schema_field(p)}: {p.message}" for p in problems]
+    found = [ProtocolProblem(p.code, p.message, _schema_field(p)) for p in problems]
+    raise ElicitationRefused(invalid_params_error(found, message="Invalid requestedSchema"))
+
+
+def _schema_field(problem: Problem) -> str:
+    return f"requestedSchema.properties.{problem.field}" if problem.field else "requestedSchema"
+
+
+def _listed(problems: Sequence[Problem]) -> str:
+    return "; ".join(str(p) for p in problems)

@@ -1,0 +1,147 @@
+"""Answers from a list, for scripts and tests: ``mcp-elicit call --answers FILE``.
+
+Each entry answers the next request, in order:
+
+- ``{"action": "accept", "content": {...}}`` — these values
+- ``{"action": "accept", "defaults": true}`` — the schema's defaults (with ``content`` too: the
+  given values over the defaults)
+- ``{"action": "decline"}``, ``{"action": "cancel"}``
+
+In URL mode one ``accept`` is both consent and "I am done". When the list runs out, the next
+request is cancelled (marked ``no-person``) and the ``exhausted`` callback says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from mcp_elicit.client.prompts import Accept, Answer, Cancel, Decline, FormPrompt, Notice, UrlPrompt
+from mcp_elicit.forms import JSONValue
+
+_KEYS = {"action", "content", "defaults"}
+# Revisions in which the server signals completion of a URL elicitation.
+_SIGNALLED = frozenset({"2025-11-25", "url-draft"})
+
+
+class AnswersError(ValueError):
+    """An answers list that cannot be used; the message names the entry and the rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedAnswer:
+    action: str
+    content: dict[str, JSONValue] | None = None
+    defaults: bool = False
+
+
+def parse_answers(data: Any) -> list[ScriptedAnswer]:
+    """Check an answers list as loaded from JSON; raise :class:`AnswersError` on the first
+    entry that breaks a rule."""
+    if not isinstance(data, list):
+        raise AnswersError("answers must be a JSON list of objects")
+    answers: list[ScriptedAnswer] = []
+    for index, entry in enumerate(data):
+        where = f"answers[{index}]"
+        if not isinstance(entry, Mapping):
+            raise AnswersError(f"{where}: must be an object, not {type(entry).__name__}")
+        unknown = sorted(set(entry) - _KEYS)
+        if unknown:
+            raise AnswersError(f"{where}: unknown key {unknown[0]!r} (allowed: {sorted(_KEYS)})")
+        action = entry.get("action")
+        if action not in ("accept", "decline", "cancel"):
+            raise AnswersError(f"{where}.action: must be accept, decline or cancel, not {action!r}")
+        content = entry.get("content")
+        if content is not None and not isinstance(content, Mapping):
+            raise AnswersError(f"{where}.content: must be an object")
+        defaults = entry.get("defaults", False)
+        if not isinstance(defaults, bool):
+            raise AnswersError(f"{where}.defaults: must be true or false")
+        if action != "accept" and (content is not None or defaults):
+            raise AnswersError(f"{where}: only accept takes content or defaults")
+        answers.append(
+            ScriptedAnswer(action, dict(content) if content is not None else None, defaults)
+        )
+    return answers
+
+
+def load_answers(path: str | Path) -> list[ScriptedAnswer]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise AnswersError(f"{path}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise AnswersError(f"{path}: not JSON: {error}") from None
+    return parse_answers(data)
+
+
+class ScriptedRenderer:
+    """A renderer that answers from a list instead of asking a person."""
+
+    def __init__(
+        self,
+        answers: Sequence[ScriptedAnswer | Mapping[str, Any]],
+        *,
+        exhausted: Callable[[str], None] | None = None,
+        notices: Callable[[Notice], None] | None = None,
+        completion_wait: float = 10.0,
+    ) -> None:
+        self.completion_wait = completion_wait
+        self._answers = [
+            a if isinstance(a, ScriptedAnswer) else parse_answers([a])[0] for a in answers
+        ]
+        self._exhausted = exhausted
+        self._notices = notices
+        self.used = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self._answers) - self.used
+
+    def _next(self, server: str, message: str) -> ScriptedAnswer | None:
+        if self.used >= len(self._answers):
+            if self._exhausted is not None:
+                self._exhausted(f"no answer left for {server}'s request {message!r}: cancelled")
+            return None
+        answer = self._answers[self.used]
+        self.used += 1
+        return answer
+
+    async def ask_form(self, prompt: FormPrompt) -> Answer:
+        answer = self._next(prompt.server, prompt.message)
+        if answer is None:
+            return Cancel("answers-exhausted", no_person=True)
+        if answer.action == "decline":
+            return Decline()
+        if answer.action == "cancel":
+            return Cancel()
+        content: dict[str, JSONValue] = dict(prompt.form.defaults()) if answer.defaults else {}
+        content.update(answer.content or {})
+        return Accept(content)
+
+    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+        answer = self._next(prompt.server, prompt.message)
+        if answer is None:
+            return Cancel("answers-exhausted", no_person=True)
+        if answer.action == "accept":
+            return Accept()
+        return Decline() if answer.action == "decline" else Cancel()
+
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+        # The accept that gave consent also stands for "I am done". Where the server will say
+        # when it is done (2025-11-25, by elicitationId), give it time to, as a person would.
+        if prompt.elicitation_id is not None and prompt.revision in _SIGNALLED:
+            with anyio.move_on_after(self.completion_wait):
+                await completed.wait()
+        return Accept()
+
+    async def notify(self, notice: Notice) -> None:
+        if self._notices is not None:
+            self._notices(notice)
