@@ -21,3 +21,9 @@ DATA = Path(__file__).parent / "data"
 @pytest.fixture
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    # The SDK and our client run on asyncio; one backend keeps the suite's time down.
+    return "asyncio"

@@ -144,8 +144,17 @@ class ElicitingClient:
 
     async def __aexit__(self, *exc_info: Any) -> None:
         stack, self._stack, self._client = self._stack, None, None
-        if stack is not None:
+        if stack is None:
+            return
+        try:
             await stack.__aexit__(*exc_info)
+        except BaseExceptionGroup as group:
+            # The SDK's task groups wrap the caller's own exception (a timeout, an error
+            # response) in groups of one; give the caller back what their code raised.
+            raised = exc_info[1]
+            if raised is not None and all(leaf is raised for leaf in _leaves(group)):
+                raise raised from None
+            raise
 
     @property
     def sdk(self) -> Client:
@@ -258,6 +267,13 @@ class ElicitingClient:
             await self._message_handler(message)
         else:
             await anyio.lowlevel.checkpoint()
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    found: list[BaseException] = []
+    for error in group.exceptions:
+        found.extend(_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])
+    return found
 
 
 def _draft(requests: list[ElicitationRequest]) -> bool:
