@@ -286,8 +286,8 @@ async def test_concurrent_requests_are_shown_one_at_a_time() -> None:
             showing -= 1
 
     h.renderer.ask_form = counting  # type: ignore[union-attr]
-    async with ElicitingClient(booking_server(), h, protocol="2025-11-25") as client:
-        async with anyio.create_task_group() as tasks:
-            for _ in range(6):
-                tasks.start_soon(client.call_tool, "book")
+    client = ElicitingClient(booking_server(), h, protocol="2025-11-25")
+    async with client, anyio.create_task_group() as tasks:
+        for _ in range(6):
+            tasks.start_soon(client.call_tool, "book")
     assert most == 1

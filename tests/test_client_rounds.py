@@ -64,7 +64,7 @@ async def test_the_loop_is_bounded_in_time() -> None:
     async with ElicitingClient(
         rounds_server(), h, protocol="2026-07-28", input_time_limit=0.5
     ) as client:
-        with pytest.raises(TimeoutError, match="still asking for input after 0.5 s"):
+        with pytest.raises(TimeoutError, match=r"still asking for input after 0\.5 s"):
             await client.call_tool("patient", {"rounds": 10_000})
 
 
