@@ -6,10 +6,12 @@ BOOT := .bootstrap
 UV := $(BOOT)/bin/uv
 VENV := .venv
 PY := $(VENV)/bin/python
+PEERS := peers
+NPM ?= npm
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup demo test lint typecheck pytest bench clean
+.PHONY: setup peers demo test lint typecheck pytest bench clean
 
 setup: $(VENV)/.synced
 
@@ -22,6 +24,15 @@ $(VENV)/.synced: $(UV) uv.lock pyproject.toml
 	$(UV) sync --frozen --python $(PYTHON)
 	touch $@
 
+# The real Node peers the tests talk to (Node 22, server-everything, the conformance suite)
+# come from peers/package-lock.json; the stamp is newer than the lock once they are installed.
+peers: $(PEERS)/node_modules/.stamp
+
+$(PEERS)/node_modules/.stamp: $(PEERS)/package-lock.json $(PEERS)/package.json
+	@command -v $(NPM) >/dev/null || { echo "make peers: npm is missing; install Node.js with npm (e.g. apt-get install nodejs npm), then run make peers" >&2; exit 1; }
+	cd $(PEERS) && $(NPM) ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
 demo: setup
 	$(VENV)/bin/mcp-elicit demo
 
@@ -32,7 +43,7 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy --strict src
 
-pytest: setup
+pytest: setup peers
 	$(PY) -m pytest
 
 test: lint typecheck pytest
@@ -41,4 +52,4 @@ bench: setup
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) $(BOOT) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(BOOT) $(PEERS)/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

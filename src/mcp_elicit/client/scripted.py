@@ -91,7 +91,7 @@ class ScriptedRenderer:
         *,
         exhausted: Callable[[str], None] | None = None,
         notices: Callable[[Notice], None] | None = None,
-        completion_wait: float = 10.0,
+        completion_wait: float = 2.0,
     ) -> None:
         self.completion_wait = completion_wait
         self._answers = [
