@@ -1,0 +1,236 @@
+"""What the terminal renderer puts on screen, as plain text (no I/O here).
+
+Every line is plain text on purpose: people read it, and tests scrape it (tmux capture-pane).
+Server-supplied text goes through :func:`clean` first, so a server cannot move the cursor,
+recolour the screen or reverse the reading order of what follows.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+from mcp_elicit.client.prompts import FormPrompt, Notice, UrlPrompt
+from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
+from mcp_elicit.urls.characters import CharacterKind, classify_character
+
+_KINDS: dict[FieldKind, str] = {
+    FieldKind.TEXT: "text",
+    FieldKind.EMAIL: "email address",
+    FieldKind.URI: "URI, like https://example.com/page",
+    FieldKind.DATE: "date, YYYY-MM-DD",
+    FieldKind.DATETIME: "date and time, like 2025-03-31T14:30:00Z",
+    FieldKind.INTEGER: "integer",
+    FieldKind.NUMBER: "number",
+    FieldKind.BOOLEAN: "yes/no",
+    FieldKind.SINGLE_CHOICE: "choose one",
+    FieldKind.MULTI_CHOICE: "choose several",
+}
+
+DASH = "\N{EN DASH}"  # ranges read "0 EN DASH 150", as people write them
+
+_LEVELS = {"info": "Info", "warning": "Warning", "error": "Error"}
+
+START_QUESTION = "Answer this request? [a]nswer/[d]ecline/[c]ancel (Enter: answer): "
+FORM_KEYS = (
+    "Keys: Enter confirms each answer; Esc or Ctrl-C cancels the request at any prompt; "
+    "d declines (here or on the review screen)."
+)
+REVIEW_HEADING = "Review your answers:"
+REVIEW_QUESTION = "[s]ubmit / [e]dit a field / [d]ecline / [c]ancel: "
+EDIT_QUESTION = "Edit which field? (number or name): "
+URL_QUESTION = "Open this link in your browser? [y]es/[n]o (decline)/Esc cancel: "
+WAIT_QUESTION = "> "
+
+
+def clean(text: str, *, newlines: bool = True) -> str:
+    """``text`` with every control, bidi or invisible character written out as ``\\u{…}``
+    (the notation of ``mcp-elicit url check``), whole: nothing is shortened.
+
+    A tab becomes a space; a newline stays only when ``newlines`` (a label or a URL is one line).
+    Ordinary spaces of any script stay as they are.
+    """
+    out: list[str] = []
+    for char in text:
+        if char == "\n" and newlines:
+            out.append(char)
+        elif char == "\t":
+            out.append(" ")
+        elif (kind := classify_character(char)) is None or (
+            kind is CharacterKind.WHITESPACE and unicodedata.category(char) == "Zs"
+        ):
+            out.append(char)
+        else:
+            out.append(f"\\u{{{ord(char):04x}}}")
+    return "".join(out)
+
+
+def indented(text: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line for line in clean(text).split("\n"))
+
+
+def _number(value: int | float) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _range(low: int | float | None, high: int | float | None, unit: str = "") -> str | None:
+    if low is not None and high is not None:
+        return f"{_number(low)}{DASH}{_number(high)}{unit}"
+    if low is not None:
+        return f"at least {_number(low)}{unit}"
+    if high is not None:
+        return f"at most {_number(high)}{unit}"
+    return None
+
+
+def _bounds(field: Field) -> str | None:
+    if field.kind.is_text:
+        last = field.max_length if field.max_length is not None else field.min_length
+        unit = " character" if last == 1 else " characters"
+        return _range(field.min_length, field.max_length, unit)
+    if field.kind in (FieldKind.INTEGER, FieldKind.NUMBER):
+        return _range(field.minimum, field.maximum)
+    if field.kind is FieldKind.MULTI_CHOICE:
+        picked = _range(field.min_items, field.max_items)
+        return f"pick {picked}" if picked is not None else "pick any number"
+    return None
+
+
+def choice_text(field: Field, value: str) -> str:
+    """A choice as a person sees it: ``Title (value)`` when titled, else the value."""
+    for choice in field.choices:
+        if choice.value == value and choice.title is not None:
+            return f"{clean(choice.title, newlines=False)} ({clean(value, newlines=False)})"
+    return clean(value, newlines=False)
+
+
+def value_text(field: Field, value: JSONValue | None) -> str:
+    """An answer as shown in headings and on the review screen."""
+    if value is None:
+        return "(no answer)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(choice_text(field, v) for v in value) if value else "(none chosen)"
+    if isinstance(value, int | float):
+        return _number(value)
+    if field.kind is FieldKind.SINGLE_CHOICE:
+        return choice_text(field, value)
+    # Quoted, so that an empty or blank answer is visible as one.
+    return clean(json.dumps(value, ensure_ascii=False), newlines=False)
+
+
+def field_heading(field: Field, index: int, total: int, *, free_text: bool = False) -> str:
+    """Like ``Field 2 of 5: Age (integer, required, 0-150, default 30)``, with an en dash."""
+    parts = [_KINDS[field.kind], "required" if field.required else "optional"]
+    bounds = _bounds(field)
+    if bounds is not None:
+        parts.append(bounds)
+    if field.pattern is not None:
+        parts.append(f"must match {clean(field.pattern, newlines=False)}")
+    if field.default is not None:
+        parts.append(f"default {value_text(field, field.default)}")
+    label = clean(field.label, newlines=False)
+    where = "" if free_text else f"Field {index} of {total}: "
+    return f"{where}{label} ({', '.join(parts)})"
+
+
+def field_lines(field: Field, current: JSONValue | None, *, editing: bool) -> list[str]:
+    """What follows the heading: help, the choices, how to answer, what Enter alone does."""
+    lines: list[str] = []
+    if field.help:
+        lines.append(indented(field.help))
+    for number, choice in enumerate(field.choices, 1):
+        lines.append(f"  {number}. {choice_text(field, choice.value)}")
+    if field.kind is FieldKind.BOOLEAN:
+        lines.append("  Type y or n.")
+    elif field.kind is FieldKind.SINGLE_CHOICE:
+        lines.append("  Type the number or the value of one option.")
+    elif field.kind is FieldKind.MULTI_CHOICE:
+        lines.append("  Type numbers or values separated by commas, like 1,3.")
+    if field.default is not None:
+        lines.append(f"  Enter alone takes the default: {value_text(field, field.default)}.")
+    elif field.required:
+        lines.append("  Required: it cannot be left empty.")
+    else:
+        lines.append("  Enter alone leaves it empty.")
+    if editing:
+        lines.append(f"  Current answer: {value_text(field, current)}")
+    return lines
+
+
+def field_question(field: Field, *, free_text: bool = False) -> str:
+    label = clean(field.label, newlines=False)
+    return f"{label} [y/n]: " if field.kind is FieldKind.BOOLEAN and not free_text else f"{label}: "
+
+
+def finding_line(form: Form, problem: Problem, *, word: str = "Warning") -> str:
+    message = clean(problem.message, newlines=False)
+    if problem.field is None:
+        return f"{word}: {message}"
+    try:
+        label = form[problem.field].label
+    except KeyError:
+        label = problem.field
+    return f"{word}: {clean(label, newlines=False)}: {message}"
+
+
+def form_intro(prompt: FormPrompt) -> list[str]:
+    server = clean(prompt.server, newlines=False)
+    lines = [f"{server} asks:", indented(prompt.message)]
+    lines.extend(finding_line(prompt.form, problem) for problem in prompt.findings)
+    lines.append(FORM_KEYS)
+    return lines
+
+
+def review_lines(form: Form, values: dict[str, JSONValue]) -> list[str]:
+    lines = [REVIEW_HEADING]
+    for number, field in enumerate(form, 1):
+        label = clean(field.label, newlines=False)
+        lines.append(f"  {number}. {label}: {value_text(field, values.get(field.name))}")
+    if not len(form):
+        lines.append("  (this form has no fields)")
+    return lines
+
+
+def url_screen(prompt: UrlPrompt) -> tuple[list[str], str, list[str]]:
+    """The consent screen: lines before the domain, the domain line, lines after it."""
+    verdict = prompt.verdict
+    server = clean(prompt.server, newlines=False)
+    before = [f"{server} asks you to open a link:", indented(prompt.message)]
+    if prompt.required_by is not None:
+        before.append(f"Required by: {clean(prompt.required_by, newlines=False)}")
+    before.append(f"URL: {clean(prompt.url, newlines=False)}")
+    host = verdict.display_host
+    if verdict.registrable_domain is not None:
+        domain = f"Domain: {clean(verdict.registrable_domain, newlines=False)}"
+    elif host is not None:
+        domain = f"Domain: none (the host {clean(host.ascii)} has no registrable domain)"
+    else:
+        domain = "Domain: none (the link has no host)"
+    after: list[str] = []
+    if host is not None:
+        shown = f"Host: {clean(host.unicode, newlines=False)}"
+        if host.unicode != host.ascii:
+            shown += f" (punycode: {clean(host.ascii, newlines=False)})"
+        after.append(shown)
+    after.extend(f"Warning: {clean(r.message, newlines=False)}" for r in verdict.reasons)
+    return before, domain, after
+
+
+def waiting_line(server: str) -> str:
+    return (
+        f"Waiting for {clean(server, newlines=False)} to confirm … "
+        "press Enter when you are done, Esc to cancel"
+    )
+
+
+def notice_line(notice: Notice) -> str:
+    prefix = _LEVELS.get(notice.level, notice.level.capitalize() or "Notice")
+    server = clean(notice.server, newlines=False)
+    text = clean(notice.text).replace("\n", "\n  ")
+    return f"{prefix} from {server}: {text}"

@@ -1,0 +1,288 @@
+"""``TerminalRenderer``: elicitation prompts in a terminal, on prompt_toolkit.
+
+Keys, shown on screen as well:
+
+- **Enter** confirms the answer on the line. An answer that the form would refuse cannot be
+  entered: the reason shows under the line (``Error: …``) as the person types.
+- **Esc** or **Ctrl-C**, at any prompt, cancels the whole request (:class:`Cancel`); so does
+  **Ctrl-D** on an empty line (end of input).
+- A form starts with ``Answer this request? [a]nswer/[d]ecline/[c]ancel (Enter: answer)``
+  and ends on a review screen: ``s`` submits, ``e`` (or ``e 2``, ``e age``, or just the number
+  or name) re-asks one field, ``d`` declines (:class:`Decline`), ``c`` cancels.
+- Empty input: an optional field stays unanswered, a field with a default takes it, a required
+  field without one cannot be left empty. Booleans take y/n; a choice takes its number, value
+  or title; several choices are separated by commas (``1,3``).
+- URL consent: ``y`` accepts, ``n`` declines, Esc cancels. While waiting for the server to
+  confirm a URL-mode step: Enter means done, Esc cancels.
+
+Screen text is plain and stable (tests scrape it): see ``_terminal_text``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import anyio
+from prompt_toolkit import print_formatted_text
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from mcp_elicit.client import _terminal_text as text
+from mcp_elicit.client._terminal_input import Check, Dismissed, read_line
+from mcp_elicit.client.prompts import (
+    Accept,
+    Answer,
+    Cancel,
+    Decline,
+    FormPrompt,
+    Notice,
+    UrlPrompt,
+)
+from mcp_elicit.forms import Field, Form, JSONValue, Problem
+
+Writer = Callable[[str], None]
+"""Prints one block of plain text (may hold newlines), like ``print``."""
+
+CHOSE_CANCEL = "the person chose cancel"
+
+# What may be typed at the first question and on the review screen (any case).
+_START = {
+    **dict.fromkeys(("", "a", "answer"), "answer"),
+    **dict.fromkeys(("d", "decline"), "decline"),
+    **dict.fromkeys(("c", "cancel"), "cancel"),
+}
+_REVIEW = {
+    **dict.fromkeys(("s", "submit"), "submit"),
+    **dict.fromkeys(("e", "edit"), "edit"),
+    **dict.fromkeys(("d", "decline"), "decline"),
+    **dict.fromkeys(("c", "cancel"), "cancel"),
+}
+_YES = frozenset({"y", "yes"})
+_NO = frozenset({"n", "no"})
+
+
+class TerminalRenderer:
+    """A :class:`~mcp_elicit.client.renderer.Renderer` for a person at a terminal.
+
+    ``input`` and ``output`` default to the terminal (prompt_toolkit's current app session);
+    tests pass a pipe input and a captured output. ``write`` prints plain text; by default it
+    is prompt_toolkit's ``print_formatted_text`` to ``output``, which also keeps the text above
+    a prompt that happens to be on screen (``notify`` during a question).
+    """
+
+    def __init__(
+        self,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        write: Writer | None = None,
+    ) -> None:
+        self._input = input
+        self._output = output
+        self._write = write
+
+    # -- the Renderer protocol ------------------------------------------------------------------
+
+    async def ask_form(self, prompt: FormPrompt) -> Answer:
+        try:
+            answer = await self._form(prompt)
+        except Dismissed as gone:
+            answer = Cancel(reason=gone.reason)
+        self._say({Accept: "Submitted.", Decline: "Declined.", Cancel: "Cancelled."}[type(answer)])
+        return answer
+
+    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+        before, domain, after = text.url_screen(prompt)
+        self._say("\n".join(before))
+        # Set apart and emphasised: the registrable domain is who the person is really visiting.
+        self._say("")
+        self._say(domain, style="bold")
+        self._say("")
+        if after:
+            self._say("\n".join(after))
+        answer: Answer
+        try:
+            reply = await self._ask(text.URL_QUESTION, _yes_no_error)
+        except Dismissed as gone:
+            answer = Cancel(reason=gone.reason)
+        else:
+            answer = Accept() if reply.strip().lower() in _YES else Decline()
+        self._say({Accept: "Accepted.", Decline: "Declined.", Cancel: "Cancelled."}[type(answer)])
+        return answer
+
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+        self._say(text.waiting_line(prompt.server))
+        answer: Answer = Accept()
+        if not completed.is_set():
+            async with anyio.create_task_group() as group:
+
+                async def watch() -> None:
+                    await completed.wait()
+                    group.cancel_scope.cancel()  # the server's word is enough: stop asking
+
+                group.start_soon(watch)
+                try:
+                    await self._ask(text.WAIT_QUESTION, None)  # any line: Enter means done
+                except Dismissed as gone:
+                    answer = Cancel(reason=gone.reason)
+                group.cancel_scope.cancel()
+        if isinstance(answer, Cancel):
+            self._say("Cancelled.")
+        elif completed.is_set():
+            self._say(f"{text.clean(prompt.server, newlines=False)} confirmed.")
+        else:
+            self._say("Done.")
+        return answer
+
+    async def notify(self, notice: Notice) -> None:
+        self._say(text.notice_line(notice))
+
+    # -- forms ----------------------------------------------------------------------------------
+
+    async def _form(self, prompt: FormPrompt) -> Answer:
+        form = prompt.form
+        self._say("\n".join(text.form_intro(prompt)))
+        start = _START[(await self._ask(text.START_QUESTION, _start_error)).strip().lower()]
+        if start == "decline":
+            return Decline()
+        if start == "cancel":
+            return Cancel(reason=CHOSE_CANCEL)
+        values: dict[str, JSONValue] = {}
+        for index, field in enumerate(form, 1):
+            await self._ask_field(prompt, field, index, values, editing=False)
+        while True:
+            self._say("\n".join(text.review_lines(form, values)))
+            reply = await self._ask(text.REVIEW_QUESTION, lambda t: _review_error(form, t))
+            found = _review_action(form, reply)
+            if found is None:  # the review check lets only actions through
+                continue
+            action, target = found
+            if action == "submit":
+                problems = form.validate(values)
+                if not problems:
+                    return Accept(content=dict(values))
+                # Never an invalid Accept: say what is wrong and go back to the review.
+                self._say("\n".join(text.finding_line(form, p, word="Error") for p in problems))
+                self._say("Nothing was sent: fix these, then submit again.")
+            elif action == "edit":
+                if target is None:
+                    reply = await self._ask(text.EDIT_QUESTION, lambda t: _edit_error(form, t))
+                    target = _find_field(form, reply)
+                assert target is not None  # the edit check let only a field through
+                index = form.fields.index(target) + 1
+                await self._ask_field(prompt, target, index, values, editing=True)
+            elif action == "decline":
+                return Decline()
+            else:
+                return Cancel(reason=CHOSE_CANCEL)
+
+    async def _ask_field(
+        self,
+        prompt: FormPrompt,
+        field: Field,
+        index: int,
+        values: dict[str, JSONValue],
+        *,
+        editing: bool,
+    ) -> None:
+        form = prompt.form
+        heading = text.field_heading(field, index, len(form), free_text=prompt.free_text)
+        lines = text.field_lines(field, values.get(field.name), editing=editing)
+        self._say("\n".join([heading, *lines]))
+        question = text.field_question(field, free_text=prompt.free_text)
+        while True:
+            answer = _interpret(form, field, await self._ask(question, _field_check(form, field)))
+            if not isinstance(answer, Problem):
+                break
+            self._say(_error_text(answer))  # the check refuses this already; kept as a backstop
+        if answer is None:
+            values.pop(field.name, None)
+        else:
+            values[field.name] = answer
+
+    # -- input and output -----------------------------------------------------------------------
+
+    async def _ask(self, question: str, check: Check | None) -> str:
+        return await read_line(question, check, input=self._input, output=self._output)
+
+    def _say(self, block: str, *, style: str = "") -> None:
+        if self._write is not None:
+            self._write(block)
+        else:
+            print_formatted_text(FormattedText([(style, block)]), output=self._output)
+
+
+def _interpret(form: Form, field: Field, typed: str) -> JSONValue | Problem | None:
+    """The value for what was typed; empty input takes the default when there is one."""
+    value = form.coerce(field.name, typed)
+    empty = value is None or (isinstance(value, Problem) and value.code == "required")
+    if empty and field.default is not None:
+        default = field.default
+        return list(default) if isinstance(default, list) else default
+    return value
+
+
+def _error_text(problem: Problem) -> str:
+    return f"Error: {text.clean(problem.message, newlines=False)}"
+
+
+def _field_check(form: Form, field: Field) -> Check:
+    def check(typed: str) -> str | None:
+        value = _interpret(form, field, typed)
+        return _error_text(value) if isinstance(value, Problem) else None
+
+    return check
+
+
+def _start_error(typed: str) -> str | None:
+    if typed.strip().lower() in _START:
+        return None
+    return "Error: type a to answer, d to decline or c to cancel"
+
+
+def _yes_no_error(typed: str) -> str | None:
+    if typed.strip().lower() in _YES | _NO:
+        return None
+    return "Error: type y to open the link or n to decline (Esc cancels)"
+
+
+def _find_field(form: Form, typed: str) -> Field | None:
+    """A field by its number (1-based), name, or label (any case)."""
+    wanted = typed.strip()
+    if wanted.isdigit():
+        number = int(wanted)
+        return form.fields[number - 1] if 1 <= number <= len(form) else None
+    folded = wanted.casefold()
+    for field in form:
+        if wanted == field.name:
+            return field
+    for field in form:
+        if folded in (field.name.casefold(), field.label.casefold()):
+            return field
+    return None
+
+
+def _review_action(form: Form, typed: str) -> tuple[str, Field | None] | None:
+    """``s``, ``e``, ``d``, ``c``; ``e 2`` or ``edit age``; or a field's number or name."""
+    word, _, rest = typed.strip().partition(" ")
+    action = _REVIEW.get(word.lower())
+    if action is not None and not rest.strip():
+        return action, None
+    target = _find_field(form, rest if action == "edit" else typed)
+    return None if target is None else ("edit", target)
+
+
+def _review_error(form: Form, typed: str) -> str | None:
+    found = _review_action(form, typed)
+    if found is None:
+        return "Error: type s to submit, e to edit a field, d to decline or c to cancel"
+    if found == ("edit", None) and not len(form):
+        return "Error: this form has no fields to edit"
+    return None
+
+
+def _edit_error(form: Form, typed: str) -> str | None:
+    if _find_field(form, typed) is not None:
+        return None
+    return f"Error: type a field's number (1{text.DASH}{len(form)}) or its name"

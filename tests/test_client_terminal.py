@@ -1,0 +1,705 @@
+"""The terminal renderer, driven through a pipe like a person at a keyboard.
+
+Each test runs the renderer in a task and plays a script: wait until some text is on the
+captured screen, then type. Waiting before typing matters where a test checks an error shown
+under the line: prompt_toolkit draws only after it has handled the keys it has read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterator
+from io import StringIO
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from mcp_elicit.client._terminal_text import clean
+from mcp_elicit.client.prompts import (
+    Accept,
+    Cancel,
+    Decline,
+    FormPrompt,
+    Notice,
+    UrlPrompt,
+)
+from mcp_elicit.client.renderer import Renderer
+from mcp_elicit.client.terminal import TerminalRenderer
+from mcp_elicit.forms import Field, FieldKind, Form, Problem
+from mcp_elicit.urls import check_url
+
+T = TypeVar("T")
+
+ESC = "\x1b"
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+BACKSPACE = "\x7f"
+
+_TOKENS = re.compile(
+    r"\x1b\[([0-?]*)[ -/]*([@-~])"  # CSI: cursor moves, erasing, colours
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: the window title
+    r"|\x1b[()][0-9A-Za-z]|\x1b."  # charsets, other escapes
+    r"|[\r\n\b]|[^\x1b\r\n\b]+"
+)
+
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {
+            "type": "string",
+            "title": "Name",
+            "description": "Your full name",
+            "minLength": 2,
+            "maxLength": 20,
+        },
+        "email": {"type": "string", "format": "email", "title": "Email"},
+        "age": {"type": "integer", "title": "Age", "minimum": 0, "maximum": 150, "default": 30},
+        "height": {"type": "number", "title": "Height", "minimum": 0.5, "maximum": 2.5},
+        "subscribe": {"type": "boolean", "title": "Subscribe", "default": False},
+        "colour": {
+            "type": "string",
+            "title": "Colour",
+            "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}],
+        },
+        "toppings": {
+            "type": "array",
+            "title": "Toppings",
+            "minItems": 1,
+            "maxItems": 2,
+            "items": {
+                "anyOf": [
+                    {"const": "cheese", "title": "Cheese"},
+                    {"const": "ham", "title": "Ham"},
+                    {"const": "olives", "title": "Olives"},
+                ]
+            },
+        },
+    },
+    "required": ["name", "colour", "toppings"],
+}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Screen:
+    """A captured terminal, read the way tmux capture-pane reads one.
+
+    prompt_toolkit redraws a prompt by moving the cursor and writing only the cells that
+    changed, so the raw output is not the text on screen; a small VT100 model (relative cursor
+    moves, erasing, newlines as a terminal's ``onlcr`` treats them) turns it back into lines.
+    """
+
+    def __init__(self, pipe: PipeInput) -> None:
+        self.pipe = pipe
+        self.buffer = StringIO()
+        self.output = Vt100_Output(self.buffer, lambda: Size(rows=60, columns=240), term="xterm")
+        self._fed = 0
+        self._lines: list[list[str]] = [[]]
+        self._row = 0
+        self._col = 0
+        self._last: tuple[int, int] = (0, 0)  # where the previous expected text began
+
+    @property
+    def text(self) -> str:
+        self._feed()
+        return "\n".join("".join(line).rstrip() for line in self._lines)
+
+    def _feed(self) -> None:
+        data = self.buffer.getvalue()[self._fed :]
+        self._fed += len(data)
+        for token in _TOKENS.finditer(data):
+            chunk, params, final = token.group(0), token.group(1), token.group(2)
+            if final is not None:
+                self._control(final, int(params) if params.isdigit() else None)
+            elif chunk == "\r":
+                self._col = 0
+            elif chunk == "\n":
+                self._row, self._col = self._row + 1, 0
+            elif chunk == "\b":
+                self._col = max(0, self._col - 1)
+            elif not chunk.startswith("\x1b"):
+                for char in chunk:
+                    self._put(char)
+
+    def _control(self, final: str, count: int | None) -> None:
+        moves = {"A": (-1, 0), "B": (1, 0), "C": (0, 1), "D": (0, -1)}
+        if final in moves:
+            down, right = moves[final]
+            self._row = max(0, self._row + down * (count or 1))
+            self._col = max(0, self._col + right * (count or 1))
+        elif final == "G":
+            self._col = (count or 1) - 1
+        elif final == "K":
+            del self._line()[self._col :]
+        elif final == "J":
+            del self._line()[self._col :]
+            del self._lines[self._row + 1 :]
+
+    def _line(self) -> list[str]:
+        while len(self._lines) <= self._row:
+            self._lines.append([])
+        return self._lines[self._row]
+
+    def _put(self, char: str) -> None:
+        line = self._line()
+        line.extend(" " * (self._col + 1 - len(line)))
+        line[self._col] = char
+        self._col += 1
+
+    def _find(self, needle: str) -> tuple[int, int] | None:
+        text = self.text
+        starts = [0]
+        for line in text.split("\n"):
+            starts.append(starts[-1] + len(line) + 1)
+        row, col = self._last
+        found = text.find(needle, starts[row] + col if row < len(starts) else len(text))
+        if found < 0:
+            return None
+        row = max(r for r, start in enumerate(starts) if start <= found)
+        return row, found - starts[row]
+
+    async def expect(self, needle: str, timeout: float = 5) -> None:
+        """Wait until ``needle`` is on screen, at or after where the previous one began."""
+        with anyio.move_on_after(timeout):
+            while (where := self._find(needle)) is None:
+                await anyio.sleep(0.01)
+            self._last = where
+            return
+        raise AssertionError(f"{needle!r} not on screen:\n{self.text}")
+
+    def type(self, keys: str) -> None:
+        self.pipe.send_text(keys)
+
+
+@pytest.fixture
+def screen() -> Iterator[Screen]:
+    with create_pipe_input() as pipe:
+        yield Screen(pipe)
+
+
+@pytest.fixture
+def renderer(screen: Screen) -> TerminalRenderer:
+    return TerminalRenderer(input=screen.pipe, output=screen.output)
+
+
+async def play(screen: Screen, call: Awaitable[T], script: list[tuple[str, str]]) -> T:
+    """Run ``call`` while typing each ``keys`` once ``wait_for`` is on screen."""
+    results: list[T] = []
+
+    async def run() -> None:
+        results.append(await call)
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as group:
+            group.start_soon(run)
+            for wait_for, keys in script:
+                await screen.expect(wait_for)
+                screen.type(keys)
+    return results[0]
+
+
+def form_prompt(schema: dict[str, Any] = SCHEMA, **kwargs: Any) -> FormPrompt:
+    return FormPrompt(
+        server="weather", message="Tell us about you", form=Form.from_schema(schema), **kwargs
+    )
+
+
+def url_prompt(url: str, **kwargs: Any) -> UrlPrompt:
+    return UrlPrompt(
+        server="bank",
+        message="Sign in to link your account",
+        url=url,
+        verdict=check_url(url),
+        **kwargs,
+    )
+
+
+def test_is_a_renderer() -> None:
+    renderer: Renderer = TerminalRenderer()
+    assert renderer is not None
+
+
+# -- forms ------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_every_field_kind_with_errors_fixed_and_defaults(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_form(form_prompt()),
+        [
+            ("weather asks:", ""),
+            ("Tell us about you", ""),
+            ("Answer this request? [a]nswer/[d]ecline/[c]ancel", "\r"),
+            ("Field 1 of 7: Name (text, required, 2–20 characters)", ""),
+            ("Your full name", ""),
+            ("Required: it cannot be left empty.", ""),
+            # Enter on an empty required field: refused, with the form model's message.
+            ("Name:", "\r"),
+            ("Error: Name is required", "A\r"),
+            ("Error: must be at least 2 characters long (it has 1)", "da\r"),
+            ("Field 2 of 7: Email (email address, optional)", "not-an-email\r"),
+            (
+                "Error: must be an email address like name@example.com",
+                BACKSPACE * 12 + "ada@example.com\r",
+            ),
+            ("Field 3 of 7: Age (integer, optional, 0–150, default 30)", ""),
+            ("Enter alone takes the default: 30.", "200\r"),
+            ("Error: must be 150 or less (it is 200)", BACKSPACE * 3 + "\r"),
+            ("Field 4 of 7: Height (number, optional, 0.5–2.5)", "tall\r"),
+            ("Error: must be a number, like 42 or 3.5 (not 'tall')", BACKSPACE * 4 + "1.75\r"),
+            ("Field 5 of 7: Subscribe (yes/no, optional, default no)", ""),
+            ("Subscribe [y/n]:", "maybe\r"),
+            ("Error: answer yes or no (y/n, true/false)", BACKSPACE * 5 + "\r"),
+            ("Field 6 of 7: Colour (choose one, required)", ""),
+            ("1. Red (r)", ""),
+            ("2. Green (g)", ""),
+            ("Colour:", "Green\r"),
+            ("Field 7 of 7: Toppings (choose several, required, pick 1–2)", ""),
+            ("3. Olives (olives)", ""),
+            ("Toppings:", "1,2,3\r"),
+            ("Error: choose at most 2 options (chosen: 3)", BACKSPACE * 2 + "\r"),
+            ("Review your answers:", ""),
+            ('1. Name: "Ada"', ""),
+            ('2. Email: "ada@example.com"', ""),
+            ("3. Age: 30", ""),
+            ("4. Height: 1.75", ""),
+            ("5. Subscribe: no", ""),
+            ("6. Colour: Green (g)", ""),
+            ("7. Toppings: Cheese (cheese), Ham (ham)", ""),
+            ("[s]ubmit / [e]dit a field / [d]ecline / [c]ancel:", "s\r"),
+            ("Submitted.", ""),
+        ],
+    )
+    assert answer == Accept(
+        content={
+            "name": "Ada",
+            "email": "ada@example.com",
+            "age": 30,
+            "height": 1.75,
+            "subscribe": False,
+            "colour": "g",
+            "toppings": ["cheese", "ham"],
+        }
+    )
+
+
+MINIMAL: list[tuple[str, str]] = [
+    ("Answer this request?", "\r"),
+    ("Name:", "Ada\r"),
+    ("Email:", "\r"),
+    ("Age:", "\r"),
+    ("Height:", "\r"),
+    ("Subscribe [y/n]:", "\r"),
+    ("Colour:", "1\r"),
+    ("Toppings:", "olives\r"),
+    ("Review your answers:", ""),
+]
+
+
+@pytest.mark.anyio
+async def test_empty_optional_fields_stay_unset_and_defaults_are_taken(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_form(form_prompt()),
+        [*MINIMAL, ("2. Email: (no answer)", ""), ("[s]ubmit", "submit\r")],
+    )
+    assert answer == Accept(
+        content={
+            "name": "Ada",
+            "age": 30,
+            "subscribe": False,
+            "colour": "r",
+            "toppings": ["olives"],
+        }
+    )
+
+
+@pytest.mark.anyio
+async def test_falsy_defaults_are_shown_and_taken(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "nick": {"type": "string", "default": ""},
+            "count": {"type": "integer", "default": 0},
+            "ok": {"type": "boolean", "default": False},
+        },
+    }
+    answer = await play(
+        screen,
+        renderer.ask_form(form_prompt(schema)),
+        [
+            ("Answer this request?", "a\r"),
+            ('Field 1 of 3: Nick (text, optional, default "")', "\r"),
+            ("Field 2 of 3: Count (integer, optional, default 0)", "\r"),
+            ("Field 3 of 3: Ok (yes/no, optional, default no)", "\r"),
+            ("Review your answers:", "s\r"),
+        ],
+    )
+    assert answer == Accept(content={"nick": "", "count": 0, "ok": False})
+
+
+@pytest.mark.anyio
+async def test_review_edit_a_field_then_submit(screen: Screen, renderer: TerminalRenderer) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_form(form_prompt()),
+        [
+            *MINIMAL,
+            ("[s]ubmit / [e]dit a field / [d]ecline / [c]ancel:", "nonsense\r"),
+            ("Error: type s to submit, e to edit a field, d to decline or c to cancel", ""),
+            ("", BACKSPACE * 8 + "e\r"),
+            ("Edit which field? (number or name):", "3\r"),
+            ("Field 3 of 7: Age (integer, optional, 0–150, default 30)", ""),
+            ("Current answer: 30", ""),
+            ("Age:", "41\r"),
+            ("Review your answers:", ""),
+            ("3. Age: 41", ""),
+            # Straight from the review line, by name.
+            ("[s]ubmit", "e subscribe\r"),
+            ("Field 5 of 7: Subscribe", ""),
+            ("Current answer: no", ""),
+            ("Subscribe [y/n]:", "y\r"),
+            ("5. Subscribe: yes", ""),
+            ("[s]ubmit", "s\r"),
+        ],
+    )
+    assert isinstance(answer, Accept)
+    assert answer.content["age"] == 41
+    assert answer.content["subscribe"] is True
+
+
+@pytest.mark.anyio
+async def test_submit_with_problems_goes_back_to_review(screen: Screen) -> None:
+    # A default its own bounds refuse: a schema cannot hold one (reading it refuses), but a Form
+    # built by hand can, and then only the check on submit catches it.
+    form = Form([Field("age", FieldKind.INTEGER, title="Age", minimum=18, default=10)])
+    assert form.validate({"age": 10}), "the test needs an invalid default"
+    renderer = TerminalRenderer(input=screen.pipe, output=screen.output)
+    prompt = FormPrompt(server="weather", message="How old?", form=form)
+    answer = await play(
+        screen,
+        renderer.ask_form(prompt),
+        [
+            ("Answer this request?", "\r"),
+            ("Age:", "\r"),
+            ("Review your answers:", ""),
+            ("1. Age: 10", ""),
+            ("[s]ubmit", "s\r"),
+            ("Error: Age: must be 18 or more (it is 10)", ""),
+            ("Nothing was sent: fix these, then submit again.", ""),
+            ("Review your answers:", ""),
+            ("[s]ubmit", "1\r"),
+            ("Age:", "20\r"),
+            ("1. Age: 20", ""),
+            ("[s]ubmit", "s\r"),
+        ],
+    )
+    assert answer == Accept(content={"age": 20})
+
+
+@pytest.mark.anyio
+async def test_decline_on_review(screen: Screen, renderer: TerminalRenderer) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_form(form_prompt()),
+        [*MINIMAL, ("[s]ubmit", "d\r"), ("Declined.", "")],
+    )
+    assert answer == Decline()
+
+
+@pytest.mark.anyio
+async def test_decline_at_the_start(screen: Screen, renderer: TerminalRenderer) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_form(form_prompt()),
+        [("[a]nswer/[d]ecline/[c]ancel", "d\r"), ("Declined.", "")],
+    )
+    assert answer == Decline()
+    assert "Field 1 of" not in screen.text
+
+
+@pytest.mark.anyio
+async def test_cancel_chosen_on_review(screen: Screen, renderer: TerminalRenderer) -> None:
+    answer = await play(screen, renderer.ask_form(form_prompt()), [*MINIMAL, ("[s]ubmit", "c\r")])
+    assert isinstance(answer, Cancel) and not answer.no_person
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("keys", "how"),
+    [(ESC, "Esc"), (CTRL_C, "Ctrl-C"), (CTRL_D, "Ctrl-D")],
+    ids=["esc", "ctrl-c", "ctrl-d"],
+)
+async def test_cancel_with_a_key_mid_form(
+    screen: Screen, renderer: TerminalRenderer, keys: str, how: str
+) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_form(form_prompt()),
+        [("Answer this request?", "\r"), ("Name:", "Ada\r"), ("Email:", keys), ("Cancelled.", "")],
+    )
+    assert isinstance(answer, Cancel)
+    assert answer.reason is not None and how in answer.reason
+    assert not answer.no_person
+
+
+@pytest.mark.anyio
+async def test_esc_on_the_review_screen_cancels(screen: Screen, renderer: TerminalRenderer) -> None:
+    answer = await play(screen, renderer.ask_form(form_prompt()), [*MINIMAL, ("[s]ubmit", ESC)])
+    assert isinstance(answer, Cancel)
+
+
+@pytest.mark.anyio
+async def test_findings_are_shown_before_the_fields(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    findings = (
+        Problem("email", "secret_like", "this field looks like it asks for a secret"),
+        Problem(None, "url_in_form", "the message holds a URL: https://x.example"),
+    )
+    await play(
+        screen,
+        renderer.ask_form(form_prompt(findings=findings)),
+        [
+            ("weather asks:", ""),
+            ("Warning: Email: this field looks like it asks for a secret", ""),
+            ("Warning: the message holds a URL: https://x.example", ""),
+            ("Keys: Enter confirms each answer; Esc or Ctrl-C cancels", ""),
+            ("Answer this request?", ESC),
+        ],
+    )
+
+
+@pytest.mark.anyio
+async def test_free_text_is_one_question(screen: Screen, renderer: TerminalRenderer) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"response": {"type": "string", "title": "Your answer"}},
+        "required": ["response"],
+    }
+    prompt = FormPrompt(
+        server="old",
+        message="What is your favourite city?",
+        form=Form.from_schema(schema),
+        free_text=True,
+    )
+    answer = await play(
+        screen,
+        renderer.ask_form(prompt),
+        [
+            ("What is your favourite city?", ""),
+            ("Answer this request?", "\r"),
+            ("Your answer (text, required)", ""),
+            ("Your answer:", "Lisbon\r"),
+            ('1. Your answer: "Lisbon"', "s\r"),
+        ],
+    )
+    assert answer == Accept(content={"response": "Lisbon"})
+    assert "Field 1 of 1" not in screen.text
+
+
+@pytest.mark.anyio
+async def test_server_text_cannot_drive_the_terminal(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    prompt = FormPrompt(server="evil\x1b[2J", message="hi\u202eoll", form=Form.from_schema(SCHEMA))
+    await play(
+        screen,
+        renderer.ask_form(prompt),
+        [("evil\\u{001b}[2J asks:", ""), ("hi\\u{202e}oll", ""), ("Answer this request?", ESC)],
+    )
+    assert "\x1b[2J" not in screen.buffer.getvalue()
+
+
+def test_clean_keeps_text_and_writes_out_controls() -> None:
+    assert clean("Zoë 東京") == "Zoë 東京"
+    assert clean("a\nb") == "a\nb"
+    assert clean("a\nb", newlines=False) == "a\\u{000a}b"
+    assert clean("x\x9by\u200bz\u2028") == "x\\u{009b}y\\u{200b}z\\u{2028}"
+    assert clean("東京\u3000駅\ta") == "東京\u3000駅 a"  # spaces of any script stay
+
+
+# -- URL consent ------------------------------------------------------------------------------
+
+
+LOOKALIKE = "https://accounts.google.com.evil.co.uk/login"
+IDN = "https://bücher.example.com/konto"
+
+
+@pytest.mark.anyio
+async def test_url_consent_yes(screen: Screen, renderer: TerminalRenderer) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_url(url_prompt(LOOKALIKE, required_by="search_flights")),
+        [
+            ("bank asks you to open a link:", ""),
+            ("Sign in to link your account", ""),
+            ("Required by: search_flights", ""),
+            (f"URL: {LOOKALIKE}\n", ""),
+            ("\n\nDomain: evil.co.uk\n\n", ""),
+            ("Host: accounts.google.com.evil.co.uk", ""),
+            ("Open this link in your browser? [y]es/[n]o (decline)/Esc cancel:", "x\r"),
+            ("Error: type y to open the link or n to decline (Esc cancels)", BACKSPACE + "y\r"),
+            ("Accepted.", ""),
+        ],
+    )
+    assert answer == Accept()
+
+
+@pytest.mark.anyio
+async def test_url_consent_no_shows_both_host_forms_and_warnings(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    prompt = url_prompt(IDN)
+    assert prompt.verdict.reasons, "the IDN host should carry a warning"
+    answer = await play(
+        screen,
+        renderer.ask_url(prompt),
+        [
+            (f"URL: {IDN}", ""),
+            ("Domain: example.com", ""),
+            ("Host: bücher.example.com (punycode: xn--bcher-kva.example.com)", ""),
+            *[(f"Warning: {r.message}", "") for r in prompt.verdict.reasons],
+            ("Open this link in your browser?", "no\r"),
+            ("Declined.", ""),
+        ],
+    )
+    assert answer == Decline()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("keys", [ESC, CTRL_C], ids=["esc", "ctrl-c"])
+async def test_url_consent_dismissed(screen: Screen, renderer: TerminalRenderer, keys: str) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_url(url_prompt(LOOKALIKE)),
+        [("Open this link in your browser?", keys), ("Cancelled.", "")],
+    )
+    assert isinstance(answer, Cancel)
+
+
+@pytest.mark.anyio
+async def test_url_is_never_truncated(screen: Screen, renderer: TerminalRenderer) -> None:
+    url = "https://example.com/" + "a" * 600 + "?q=end"
+    await play(
+        screen,
+        renderer.ask_url(url_prompt(url)),
+        [(f"URL: {url}", ""), ("Open this link", "n\r")],
+    )
+
+
+# -- waiting for completion -------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_wait_returns_when_the_server_confirms(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    done = anyio.Event()
+
+    async def confirm() -> None:
+        await screen.expect("Waiting for bank to confirm … press Enter when you are done")
+        await screen.expect(">")
+        done.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(confirm)
+        with anyio.fail_after(10):
+            answer = await renderer.wait_for_completion(url_prompt(LOOKALIKE), done)
+    assert answer == Accept()
+    await screen.expect("bank confirmed.")
+    # The prompt was taken down cleanly: the next question still works.
+    after = await play(screen, renderer.ask_url(url_prompt(LOOKALIKE)), [("Open this", "y\r")])
+    assert after == Accept()
+
+
+@pytest.mark.anyio
+async def test_wait_returns_at_once_when_already_confirmed(renderer: TerminalRenderer) -> None:
+    done = anyio.Event()
+    done.set()
+    with anyio.fail_after(5):
+        assert await renderer.wait_for_completion(url_prompt(LOOKALIKE), done) == Accept()
+
+
+@pytest.mark.anyio
+async def test_wait_returns_on_enter(screen: Screen, renderer: TerminalRenderer) -> None:
+    answer = await play(
+        screen,
+        renderer.wait_for_completion(url_prompt(LOOKALIKE), anyio.Event()),
+        [("Esc to cancel", ""), (">", "\r"), ("Done.", "")],
+    )
+    assert answer == Accept()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("keys", [ESC, CTRL_C], ids=["esc", "ctrl-c"])
+async def test_wait_cancelled(screen: Screen, renderer: TerminalRenderer, keys: str) -> None:
+    answer = await play(
+        screen,
+        renderer.wait_for_completion(url_prompt(LOOKALIKE), anyio.Event()),
+        [("Esc to cancel", ""), (">", keys), ("Cancelled.", "")],
+    )
+    assert isinstance(answer, Cancel)
+
+
+# -- notices and the writer -------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_notify_prints_without_waiting(screen: Screen, renderer: TerminalRenderer) -> None:
+    with anyio.fail_after(2):
+        await renderer.notify(Notice(server="bank", text="too many requests", level="warning"))
+        await renderer.notify(Notice(server="bank", text="link blocked", level="error"))
+        await renderer.notify(Notice(server="bank", text="fyi", level="info"))
+    await screen.expect("Warning from bank: too many requests")
+    await screen.expect("Error from bank: link blocked")
+    await screen.expect("Info from bank: fyi")
+
+
+@pytest.mark.anyio
+async def test_a_custom_writer_gets_the_plain_text(screen: Screen) -> None:
+    lines: list[str] = []
+    write: Callable[[str], None] = lines.append
+    renderer = TerminalRenderer(input=screen.pipe, output=screen.output, write=write)
+    answer = await play(
+        screen, renderer.ask_url(url_prompt(LOOKALIKE)), [("Open this link", "y\r")]
+    )
+    assert answer == Accept()
+    assert "Domain: evil.co.uk" in lines
+    assert any(line.startswith("bank asks you to open a link:") for line in lines)
+    await renderer.notify(Notice(server="bank", text="hello", level="info"))
+    assert lines[-1] == "Info from bank: hello"
+
+
+@pytest.mark.anyio
+async def test_notify_during_a_question_prints_above_it(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    async def notify_then_answer() -> None:
+        await screen.expect("Open this link in your browser?")
+        with anyio.fail_after(2):
+            await renderer.notify(Notice(server="other", text="rate limit reached"))
+        await screen.expect("Warning from other: rate limit reached")
+        await screen.expect("Open this link in your browser?")  # drawn again below it
+        screen.type("n\r")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(notify_then_answer)
+        with anyio.fail_after(10):
+            answer = await renderer.ask_url(url_prompt(LOOKALIKE))
+    assert answer == Decline()

@@ -1,0 +1,171 @@
+"""``mcp-elicit connect`` as a person uses it: the real process in tmux, keys in, screen out."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.peers import missing
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = [sys.executable, str(ROOT / "examples" / "booking_server.py")]
+MCP_ELICIT = [sys.executable, "-m", "mcp_elicit"]
+
+
+class Pane:
+    """One tmux session running one command; ``keys`` types, ``wait_for`` reads the screen."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.name = f"mcp-elicit-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        line = f"cd {shlex.quote(str(ROOT))} && env {exports} {shlex.join(command)}; sleep 60"
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "50", line],
+            check=True,
+        )
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def type(self, text: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        self.keys("Enter")
+
+    def screen(self) -> str:
+        return subprocess.run(
+            ["tmux", "capture-pane", "-t", self.name, "-p", "-S", "-200"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+
+    def wait_for(self, text: str, timeout: float = 20.0, *, count: int = 1) -> str:
+        """The screen once ``text`` shows (``count`` times: earlier ones stay in scrollback)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if screen.count(text) >= count:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} never appeared; the screen:\n{screen}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False)
+
+
+@pytest.fixture
+def connect(tmp_path: Path) -> Iterator[object]:
+    if shutil.which("tmux") is None:
+        missing("tmux")
+    opener = tmp_path / "browser.sh"
+    opened = tmp_path / "opened.txt"
+    opener.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(opened))}\n')
+    opener.chmod(0o755)
+    panes: list[Pane] = []
+
+    def start(*options: str) -> Pane:
+        env = {"BROWSER": str(opener), "PATH": os.environ.get("PATH", ""), "TERM": "xterm"}
+        command = [*MCP_ELICIT, "connect", *options, "--", *SERVER]
+        pane = Pane(command, env)
+        panes.append(pane)
+        pane.wait_for("mcp>")
+        return pane
+
+    start.opened = opened  # type: ignore[attr-defined]
+    yield start
+    for pane in panes:
+        pane.close()
+
+
+def test_fill_a_form_with_an_error_fix_it_review_and_submit(
+    connect: object, tmp_path: Path
+) -> None:
+    audit = tmp_path / "audit.jsonl"
+    pane = connect("--protocol", "2025-11-25", "--audit", str(audit))  # type: ignore[operator]
+    pane.type("tools")
+    pane.wait_for("book_table — Book a table")
+    pane.type("call book_table")
+    screen = pane.wait_for("Answer this request? [a]nswer/[d]ecline/[c]ancel")
+    assert "booking-demo asks:" in screen and "Book a table at Chez MCP?" in screen
+    pane.keys("Enter")
+    pane.wait_for("Field 1 of 3: Your name (text, required, 1–40 characters)")
+    pane.type("Ada")
+    pane.wait_for("Field 2 of 3: Guests (integer, optional, 1–8, default 2)")
+    pane.type("12")  # out of bounds: refused as typed, with the form model's message
+    pane.wait_for("Error: must be 8 or less (it is 12)")
+    pane.keys("BSpace", "BSpace")
+    pane.type("3")
+    pane.wait_for("Field 3 of 3: Seating")
+    pane.type("2")
+    screen = pane.wait_for("[s]ubmit / [e]dit a field / [d]ecline / [c]ancel")
+    assert "Review your answers:" in screen and "2. Guests: 3" in screen
+    pane.type("e 2")
+    pane.wait_for("Current answer: 3")
+    pane.keys("BSpace")
+    pane.type("4")
+    pane.wait_for("2. Guests: 4")
+    pane.type("s")
+    screen = pane.wait_for("Booked a table for 4 (terrace) under Ada.")
+    assert "Submitted." in screen
+    entry = json.loads(audit.read_text().splitlines()[-1])
+    assert entry["outcome"] == "accept" and entry["fields"] == ["name", "guests", "seating"]
+    assert "Ada" not in audit.read_text()  # values are redacted in the audit log
+
+
+def test_escape_cancels_and_decline_declines(connect: object) -> None:
+    pane = connect("--protocol", "2026-07-28")  # type: ignore[operator]
+    pane.type("call book_table")
+    pane.wait_for("Answer this request?")
+    pane.keys("Enter")
+    pane.wait_for("Field 1 of 3")
+    pane.keys("Escape")
+    pane.wait_for("No booking (cancel).")
+    pane.type("call book_table")
+    pane.wait_for("Answer this request?", count=2)
+    pane.type("d")
+    pane.wait_for("No booking (decline).")
+
+
+def test_declining_a_url_consent_opens_nothing(connect: object) -> None:
+    pane = connect("--protocol", "2025-11-25")  # type: ignore[operator]
+    pane.type("call link_account")
+    screen = pane.wait_for("Open this link in your browser? [y]es/[n]o (decline)/Esc cancel")
+    assert "booking-demo asks you to open a link:" in screen
+    assert "URL: https://accounts.example.com/link?session=demo" in screen
+    assert "Domain: example.com" in screen
+    pane.type("n")
+    pane.wait_for("Link decline.")
+    time.sleep(0.5)
+    assert not connect.opened.exists()  # type: ignore[attr-defined]
+
+    pane.type("call link_account")
+    pane.wait_for("Open this link in your browser?", count=2)
+    pane.type("y")
+    pane.wait_for("Link accept.")
+    deadline = time.monotonic() + 10
+    while not connect.opened.exists() and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        time.sleep(0.1)
+    assert connect.opened.read_text().split() == [  # type: ignore[attr-defined]
+        "https://accounts.example.com/link?session=demo"
+    ]
+
+
+def test_a_lookalike_link_is_shown_with_its_warnings(connect: object) -> None:
+    pane = connect()  # type: ignore[operator]
+    pane.type('call open_link {"url": "https://xn--80ak6aa92e.com/login"}')
+    screen = pane.wait_for("Open this link in your browser?")
+    assert "(punycode: xn--80ak6aa92e.com)" in screen
+    assert "can be read as apple.com" in screen
+    pane.keys("Escape")
+    pane.wait_for("Link cancel.")
