@@ -18,10 +18,12 @@ opened only after consent and never fetched by the client.
 
 from __future__ import annotations
 
+import json
 import time
 import webbrowser
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -207,15 +209,14 @@ class ElicitationHandler:
         free_text = request.revision_hint == EARLY_DRAFT
         schema = _FREE_TEXT_SCHEMA if free_text else request.requested_schema
         revision = None if free_text else asking.revision.value
-        form, later = _read_form(schema, revision)
+        form, later, schema_findings = _read_and_lint(schema, revision)
         if later:
             # A later revision's keyword (a default on 2025-06-18, say): we can show it, so we
             # accept it, say so, and answer in the shapes the server used.
             event.setdefault("quirks", []).extend(later)
         answer_revision = ProtocolVersion.V2025_11_25 if later else asking.revision
-        findings = tuple(
-            p for p in lint_schema(schema, message=request.message) if p.code not in _NOT_FOR_PEOPLE
-        )
+        # lint_schema's order: the message's findings first, then the schema's.
+        findings = _for_people(lint_schema(None, message=request.message)) + schema_findings
         event["fields"] = [f.name for f in form]
         if findings:
             event["findings"] = [p.code for p in findings]
@@ -355,7 +356,8 @@ class ElicitationHandler:
     async def _ask(self, question: Awaitable[Answer]) -> Answer:
         """One prompt at a time on the screen, with every request timeout paused meanwhile."""
         if self._screen is None:
-            self._screen = anyio.Lock()
+            # fast_acquire: a free lock is taken without a trip round the event loop.
+            self._screen = anyio.Lock(fast_acquire=True)
         async with self._screen:
             with self.attention.person_answering():
                 return await question
@@ -422,6 +424,38 @@ def _with_quirk(request: ElicitationRequest, quirk: str) -> ElicitationRequest:
     from dataclasses import replace
 
     return replace(request, accepted_quirks=(*request.accepted_quirks, quirk))
+
+
+def _read_and_lint(
+    schema: Any, revision: str | None
+) -> tuple[Form, tuple[str, ...], tuple[Problem, ...]]:
+    """:func:`_read_form` and the schema's findings for people, cached per schema and revision:
+    a server asks the same form again and again, and reading and linting it again cost more
+    than the rest of a request together. A malformed schema raises every time (uncached)."""
+    try:
+        # The key keeps the key order (the order of the questions), as Form.from_schema's does.
+        key = json.dumps(schema, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):  # not JSON: read it uncached, to report the problems
+        return _read_and_lint_now(schema, revision)
+    return _read_and_lint_cached(key, revision)
+
+
+@lru_cache(maxsize=256)
+def _read_and_lint_cached(
+    key: str, revision: str | None
+) -> tuple[Form, tuple[str, ...], tuple[Problem, ...]]:
+    return _read_and_lint_now(json.loads(key), revision)
+
+
+def _read_and_lint_now(
+    schema: Any, revision: str | None
+) -> tuple[Form, tuple[str, ...], tuple[Problem, ...]]:
+    form, later = _read_form(schema, revision)
+    return form, tuple(later), _for_people(lint_schema(schema))
+
+
+def _for_people(findings: list[Problem]) -> tuple[Problem, ...]:
+    return tuple(p for p in findings if p.code not in _NOT_FOR_PEOPLE)
 
 
 def _read_form(schema: Any, revision: str | None) -> tuple[Form, list[str]]:
