@@ -97,3 +97,21 @@ async def test_asking_again_for_a_completed_url_is_a_loop_not_a_retry_forever() 
         with pytest.raises(UrlElicitationLoop, match="same URL elicitation"):
             await client.call_tool("always_needs_link")
     assert len(h.renderer.prompts) == 1  # type: ignore[union-attr]
+
+
+async def test_the_url_drafts_required_error_is_tracked_to_completion_then_retried() -> None:
+    import sys
+    from pathlib import Path
+
+    from mcp.client.stdio import StdioServerParameters
+
+    script = Path(__file__).parent / "peer_servers" / "url_draft_server.py"
+    server = StdioServerParameters(command=sys.executable, args=[str(script)])
+    h = make([{"action": "accept"}])
+    async with ElicitingClient(server, h, protocol="2025-06-18") as client:
+        result = await client.call_tool("sync")
+    assert result.content[0].text == "synced"  # type: ignore[union-attr]
+    assert h.opened == ["https://auth.example.com/start"]  # type: ignore[attr-defined]
+    prompt = h.renderer.prompts[0]  # type: ignore[union-attr]
+    assert prompt.revision == "url-draft" and prompt.elicitation_id == "d1"
+    assert any("Progress" in n.text for n in h.renderer.notices)  # type: ignore[union-attr]
