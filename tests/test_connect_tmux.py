@@ -27,23 +27,26 @@ class Pane:
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
         self.name = f"mcp-elicit-{uuid.uuid4().hex[:8]}"
+        # A tmux server of its own (-L): no race with another test's server shutting down,
+        # and nothing to do with a tmux the person running the tests may have open.
+        self.tmux = ["tmux", "-L", self.name]
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         line = f"cd {shlex.quote(str(ROOT))} && env {exports} {shlex.join(command)}; sleep 60"
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "50", line],
+            [*self.tmux, "new-session", "-d", "-s", self.name, "-x", "160", "-y", "50", line],
             check=True,
         )
 
     def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *keys], check=True)
 
     def type(self, text: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "-l", text], check=True)
         self.keys("Enter")
 
     def screen(self) -> str:
         return subprocess.run(
-            ["tmux", "capture-pane", "-t", self.name, "-p", "-S", "-200"],
+            [*self.tmux, "capture-pane", "-t", self.name, "-p", "-S", "-200"],
             capture_output=True,
             text=True,
             check=True,
@@ -61,7 +64,7 @@ class Pane:
             time.sleep(0.1)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False)
+        subprocess.run([*self.tmux, "kill-server"], check=False)
 
 
 @pytest.fixture
