@@ -1,8 +1,8 @@
 """Benchmark 3: one tool call with one form elicitation, round trip, ours vs a bare SDK callback.
 
-The SAME official-SDK server (``bench/_servers.py``, tool ``ask``: one ``Resolve(Elicit)`` form
-question, so it works in both eras) is called by two clients, each connected once and kept
-warm:
+The SAME official-SDK server (``tests/peer_servers/numbered_server.py``, tool ``ask``: one
+``Resolve(Elicit)`` form question, so it works in both eras) is called by two clients, each
+connected once and kept warm:
 
 - **ours**: ``ElicitingClient(server, ElicitationHandler(AcceptingRenderer(),
   policy=Policy(rate_limit=None)))`` (no audit log, no rate limit): the whole pipeline (read

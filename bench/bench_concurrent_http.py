@@ -1,9 +1,9 @@
 """Benchmark 4: 1,000 tool calls pending on elicitations at once, over Streamable HTTP.
 
-An official-SDK server (``bench/_servers.py``, a subprocess on a free 127.0.0.1 port, a fresh
-one for each run) has a tool, ``ask_pending(n)``, that asks one form question with
-``ctx.elicit`` (2025-11-25: the request travels on the tool call's own response stream; the
-answer is a new POST) and counts how many of its elicitations are outstanding at once.
+An official-SDK server (``tests/peer_servers/numbered_server.py``, a subprocess on a free
+127.0.0.1 port, a fresh one for each run) has a tool, ``ask_pending(n)``, that asks one form
+question with ``ctx.elicit`` (2025-11-25: the request travels on the tool call's own response
+stream; the answer is a new POST) and counts how many of its elicitations are outstanding at once.
 
 1. **ours**: one ``ElicitingClient`` starts 1,000 ``call_tool("ask_pending", {"n": i})`` at
    once (one anyio task group). ``handler.handle`` is wrapped by a gate that counts the
@@ -47,7 +47,13 @@ import anyio
 import httpx2
 import mcp
 import mcp_types
-from _servers import AcceptingRenderer, http_server, number_of, reply_for
+from _servers import (
+    AcceptingRenderer,
+    http_server,
+    number_of,
+    raise_open_files_limit,
+    reply_for,
+)
 from _timing import DEFAULT_LOOP_MS, DEFAULT_REPEATS, Report, Result, Timing
 from mcp.client.streamable_http import streamable_http_client
 
@@ -110,18 +116,6 @@ class PeakRss:
             return self.peak - self.start
         # No /proc: the high-water mark's growth (KiB on Linux), which may under-count.
         return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - self.maxrss_start) * 1024
-
-
-def raise_open_files_limit(needed: int) -> str:
-    """Raise the soft limit on open files to ``needed`` (within the hard limit); say what was
-    done. Child processes started afterwards (the server) inherit it."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or soft >= needed:
-        return f"open files: soft limit {soft} is enough for {needed}"
-    target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    short = "" if target >= needed else f" (the hard limit; {needed} wanted: expect failures)"
-    return f"open files: raised the soft limit from {soft} to {target}{short}"
 
 
 # -- the runs ----------------------------------------------------------------------------
