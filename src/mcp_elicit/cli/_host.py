@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mcp_elicit.cli._io import UsageError
 from mcp_elicit.client import AuditLog, ElicitationHandler, Policy
 from mcp_elicit.client.connection import PROTOCOL_CHOICES
+from mcp_elicit.client.handler import open_in_browser
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.targets import TargetError, server_for
 from mcp_elicit.protocol import ElicitationModes
@@ -77,7 +78,10 @@ def server_of(args: argparse.Namespace) -> object:
 
 
 def handler_of(
-    args: argparse.Namespace, renderer: Renderer | None, *, opener: object = "browser"
+    args: argparse.Namespace,
+    renderer: Renderer | None,
+    *,
+    opener: Callable[[str], object] = open_in_browser,
 ) -> ElicitationHandler:
     audit = None
     if args.audit:
@@ -89,9 +93,7 @@ def handler_of(
         modes=_MODES[args.modes],
         url_policy=UrlPolicy(allow_http_loopback=args.allow_http_loopback),
     )
-    if opener == "browser":
-        return ElicitationHandler(renderer, policy=policy, audit=audit)
-    return ElicitationHandler(renderer, policy=policy, audit=audit, opener=opener)  # type: ignore[arg-type]
+    return ElicitationHandler(renderer, policy=policy, audit=audit, opener=opener)
 
 
 def say(text: str) -> None:

@@ -10,14 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 
 from mcp_elicit.cli._host import add_host_options, handler_of, say, server_of
 from mcp_elicit.cli._io import UsageError, print_json
-from mcp_elicit.cli._running import describe_failure, run_client
+from mcp_elicit.cli._running import describe_failure
 from mcp_elicit.client import AnswersError, ElicitingClient, ScriptedRenderer, load_answers
+from mcp_elicit.client.handler import open_in_browser
 from mcp_elicit.client.prompts import Notice
 from mcp_elicit.client.renderer import Renderer
 
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     arguments = _arguments(args.args)
     server = server_of(args)
     renderer: Renderer | None
-    opener: object = "browser"
+    opener: Callable[[str], object] = open_in_browser
     if args.answers is not None:
         try:
             answers = load_answers(args.answers)
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--answers: {error}") from None
         renderer = ScriptedRenderer(answers, exhausted=say, notices=_say_notice)
         # Scripted consent opens nothing: the answers file stands for the person.
-        opener = lambda url: say(f"consented to open {url}")  # noqa: E731
+        opener = _say_consent
     elif sys.stdin.isatty():
         from mcp_elicit.client.terminal import TerminalRenderer
 
@@ -73,19 +75,18 @@ def run(args: argparse.Namespace) -> int:
 async def _call(
     client: ElicitingClient, args: argparse.Namespace, arguments: dict[str, Any]
 ) -> int:
-    async def body(connected: ElicitingClient) -> int:
-        result = await connected.call_tool(args.tool, arguments)
-        if args.json:
-            print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True))
-        else:
-            _print_result(result.model_dump(by_alias=True, mode="json", exclude_none=True))
-        return 1 if result.is_error else 0
-
     try:
-        return await run_client(client, body)
+        async with client:
+            result = await client.call_tool(args.tool, arguments)
     except Exception as error:  # every failure is a message and exit 1, never a traceback
         say(describe_failure(error, tool=args.tool))
         return 1
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    if args.json:
+        print_json(dumped)
+    else:
+        _print_result(dumped)
+    return 1 if result.is_error else 0
 
 
 def _arguments(text: str | None) -> dict[str, Any]:
@@ -110,6 +111,10 @@ def _print_result(result: dict[str, Any]) -> None:
         shown = True
     if not shown and "structuredContent" in result:
         print(json.dumps(result["structuredContent"], ensure_ascii=False, indent=2))
+
+
+def _say_consent(url: str) -> None:
+    say(f"consented to open {url}")
 
 
 def _say_notice(notice: Notice) -> None:

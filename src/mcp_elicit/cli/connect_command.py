@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from typing import Any
 
 import anyio
 from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.cli._host import add_host_options, handler_of, server_of
-from mcp_elicit.cli._running import describe_failure, run_client
+from mcp_elicit.cli._running import describe_failure
 from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
 
 HELP = """\
@@ -54,7 +53,8 @@ async def _session(client: ElicitingClient) -> int:
     from prompt_toolkit import PromptSession
 
     try:
-        return await run_client(client, lambda connected: _repl(connected, PromptSession()))
+        async with client:
+            return await _repl(client, PromptSession())
     except Exception as error:
         print(f"mcp-elicit: {describe_failure(error)}", flush=True)
         return 1
@@ -111,7 +111,7 @@ async def _call(client: ElicitingClient, rest: str) -> None:
         print('Arguments must be a JSON object, e.g. {"city": "Paris"}')
         return
     try:
-        result = await client.call_tool(shlex.split(name)[0] if name else name, arguments)
+        result = await client.call_tool(name, arguments)
     except (MCPError, UrlElicitationLoop, TimeoutError) as error:
         print(f"Error: {describe_failure(error, tool=name)}")
         return

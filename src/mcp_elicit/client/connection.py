@@ -19,9 +19,9 @@ for elicitation (each extension is marked "SDK:" below):
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from contextlib import AsyncExitStack
-from typing import Any, Literal
+from collections.abc import Iterator, Mapping
+from contextlib import AsyncExitStack, contextmanager
+from typing import Any
 
 import anyio
 import httpx2
@@ -36,7 +36,6 @@ from mcp_elicit.client.handler import (
     ElicitationHandler,
     ElicitationRefused,
     asking_of,
-    revision_of,
 )
 from mcp_elicit.client.prompts import Notice
 from mcp_elicit.protocol import (
@@ -50,7 +49,6 @@ from mcp_elicit.protocol.codes import ELICITATION_CREATE, ELICITATION_TRACK
 
 logger = logging.getLogger(__name__)
 
-ProtocolChoice = Literal["auto", "2025-06-18", "2025-11-25", "2026-07-28"]
 PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-06-18", "2025-11-25", "2026-07-28")
 
 # Methods whose 2026-07-28 results carry `resultType`; absent means complete (SEP-2322).
@@ -113,6 +111,10 @@ class ElicitingClient:
     # -- lifecycle --------------------------------------------------------------------------
 
     async def __aenter__(self) -> ElicitingClient:
+        with _unwrapped():
+            return await self._connect()
+
+    async def _connect(self) -> ElicitingClient:
         async with AsyncExitStack() as stack:
             server = self.server
             if isinstance(server, str):
@@ -144,17 +146,9 @@ class ElicitingClient:
 
     async def __aexit__(self, *exc_info: Any) -> None:
         stack, self._stack, self._client = self._stack, None, None
-        if stack is None:
-            return
-        try:
-            await stack.__aexit__(*exc_info)
-        except BaseExceptionGroup as group:
-            # The SDK's task groups wrap the caller's own exception (a timeout, an error
-            # response) in groups of one; give the caller back what their code raised.
-            raised = exc_info[1]
-            if raised is not None and all(leaf is raised for leaf in _leaves(group)):
-                raise raised from None
-            raise
+        if stack is not None:
+            with _unwrapped():
+                await stack.__aexit__(*exc_info)
 
     @property
     def sdk(self) -> Client:
@@ -267,6 +261,19 @@ class ElicitingClient:
             await self._message_handler(message)
         else:
             await anyio.lowlevel.checkpoint()
+
+
+@contextmanager
+def _unwrapped() -> Iterator[None]:
+    """The SDK's task groups wrap one error (a refused connection, a timeout, the caller's own
+    exception coming back out) in groups of one, nested; raise that one error instead."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = _leaves(group)
+        if len({id(leaf) for leaf in leaves}) == 1:
+            raise leaves[0] from None
+        raise
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
@@ -426,8 +433,3 @@ def _capability(
         form=types.FormElicitationCapability() if modes.form else None,
         url=types.UrlElicitationCapability() if modes.url else None,
     )
-
-
-def session_revision(client: ElicitingClient) -> ProtocolVersion:
-    """The elicitation revision in force on a connected client."""
-    return revision_of(client.protocol_version)

@@ -22,7 +22,7 @@ import json
 import time
 import webbrowser
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -256,8 +256,8 @@ class ElicitationHandler:
         if not isinstance(answer, Accept):
             return _declined_or_cancelled(answer)
         self._open(prompt.url)
-        if request.elicitation_id is not None:
-            self.completions.expect(request.elicitation_id)
+        # Nothing waits here for completion: the server goes on once it has the answer, and
+        # a completion that arrives is remembered (boundedly) in `completions`.
         return elicit_result("accept", revision=asking.revision, mode="url")
 
     # -- the required-URL path (-32042, -32604) ---------------------------------------------
@@ -421,8 +421,6 @@ def _declined_or_cancelled(answer: Answer) -> dict[str, Any]:
 
 
 def _with_quirk(request: ElicitationRequest, quirk: str) -> ElicitationRequest:
-    from dataclasses import replace
-
     return replace(request, accepted_quirks=(*request.accepted_quirks, quirk))
 
 
