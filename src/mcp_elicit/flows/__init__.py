@@ -1,4 +1,23 @@
-"""Out-of-band URL-mode flows: create, bind to a user, open, complete, expire, wait.
+"""Out-of-band URL-mode flows: start one bound to a user, let that user open, complete or
+decline it on a hosted page, wait for it to finish (across instances, through the store),
+and sweep away the old ones.
 
-Not built yet: see the open issues.
+    flows = Flows(store)
+    flow = await flows.start(user="alice", purpose="api-key", details={"name": "openai"})
+    ...                                  # the page calls flows.open / flows.complete
+    flow = await flows.wait(flow.id, timeout=30)
 """
+
+from mcp_elicit.flows.errors import FlowError, FlowFinished, FlowNotFound, FlowOfAnotherUser
+from mcp_elicit.flows.lifecycle import Flows
+from mcp_elicit.stores.records import FlowRecord, FlowStatus
+
+__all__ = [
+    "FlowError",
+    "FlowFinished",
+    "FlowNotFound",
+    "FlowOfAnotherUser",
+    "FlowRecord",
+    "FlowStatus",
+    "Flows",
+]

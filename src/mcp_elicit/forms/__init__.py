@@ -15,7 +15,7 @@ from mcp_elicit.forms.converting import convert
 from mcp_elicit.forms.fields import Choice, Field, FieldKind, JSONValue
 from mcp_elicit.forms.form import Form
 from mcp_elicit.forms.linting import lint_schema
-from mcp_elicit.forms.markers import Description, Email, Format, Pattern, Title, Url
+from mcp_elicit.forms.markers import Description, Email, Format, NotSecret, Pattern, Title, Url
 from mcp_elicit.forms.problems import ConversionError, InvalidSchema, Problem, SchemaBuildError
 from mcp_elicit.forms.revisions import LATEST, Revision
 
@@ -31,6 +31,7 @@ __all__ = [
     "Format",
     "InvalidSchema",
     "JSONValue",
+    "NotSecret",
     "Pattern",
     "Problem",
     "Revision",

@@ -45,3 +45,14 @@ class Pattern:
 
 Email = Annotated[str, Format("email")]
 Url = Annotated[str, Format("uri")]
+
+
+@dataclass(frozen=True, slots=True)
+class NotSecret:
+    """The author's word that a field whose name looks secret-like is not a secret.
+
+    The server refuses to put a field that looks like a password, token or API key in a form
+    (secrets go through URL mode); this marker lifts that for one field::
+
+        token_budget: Annotated[int, NotSecret()]
+    """

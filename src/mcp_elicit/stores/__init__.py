@@ -1,5 +1,26 @@
-"""One store contract (flows, secrets) with several engines; the same contract tests run
-against each.
+"""One store contract (flows, sealed secrets) with several engines; the same contract tests
+run against each.
 
-Not built yet: see the open issues.
+``open_store(url)`` picks the engine: ``memory://`` (in-process, for tests) or
+``sqlite:///relative/path.db`` / ``sqlite:////absolute/path.db`` (the embedded default, safe
+for several processes on one file). Redis and PostgreSQL come later.
 """
+
+from mcp_elicit.stores.contract import FlowExists, Store, StoreError
+from mcp_elicit.stores.memory import MemoryStore
+from mcp_elicit.stores.opening import open_store
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.sqlite import SQLiteStore
+
+__all__ = [
+    "LIVE",
+    "FlowExists",
+    "FlowRecord",
+    "FlowStatus",
+    "MemoryStore",
+    "SQLiteStore",
+    "SealedSecret",
+    "Store",
+    "StoreError",
+    "open_store",
+]

@@ -1,0 +1,193 @@
+"""Flows: start one, let its owner open, complete or decline it, wait for it to finish.
+
+The rules, and why:
+
+- A flow is bound to the user who started it. Every change names a user, and the owner
+  check comes first, before anything about the flow (its status, whether it expired) is
+  revealed: a person handed someone else's flow link learns only that it is not theirs.
+- ``pending`` → ``opened`` → ``completed`` | ``declined``; a live flow past ``expires_at``
+  is ``expired``. Finished flows never change again. Each change is a compare-and-set in
+  the store, so when two instances race to finish a flow exactly one wins, and the loser
+  reports what actually happened.
+- Expiry is applied when a flow is read: the store's ``get_flow`` returns what it holds, and
+  a live flow past its time is persisted as expired there and then (``expire_flows``, which
+  also expires any other overdue flow — harmless, they are due). Reporting a copy instead
+  would let another instance, reading the row, still see it live until the next sweep.
+- The store is the only shared state: a waiter polls it, so a flow finished by another
+  instance is seen within ``poll_interval``; a flow finished in this process wakes its
+  waiters at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import secrets
+import time
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+import anyio
+
+from mcp_elicit.flows.details import json_details
+from mcp_elicit.flows.errors import FlowError, FlowFinished, FlowNotFound, FlowOfAnotherUser
+from mcp_elicit.flows.wakeups import Wakeups
+from mcp_elicit.stores.contract import Store
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus
+
+logger = logging.getLogger(__name__)
+
+_PENDING = frozenset({FlowStatus.PENDING})
+
+
+class Flows:
+    """Out-of-band flows kept in ``store``. Times come from ``clock`` (Unix seconds)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        default_ttl: float = 600.0,
+        poll_interval: float = 0.25,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        _check_positive("default_ttl", default_ttl)
+        _check_positive("poll_interval", poll_interval)
+        self._store = store
+        self._default_ttl = default_ttl
+        self._poll_interval = poll_interval
+        self._clock = clock
+        self._wakeups = Wakeups()
+
+    async def start(
+        self,
+        *,
+        user: str,
+        purpose: str,
+        details: Mapping[str, Any] | None = None,
+        ttl: float | None = None,
+    ) -> FlowRecord:
+        """A new ``pending`` flow owned by ``user``. Its id goes into URLs, so it is random
+        and unguessable (192 bits). ``details`` is non-secret JSON."""
+        if not user:
+            # An empty identity would match every unauthenticated visitor.
+            raise ValueError("a flow belongs to an authenticated user; user is empty")
+        if not purpose:
+            raise ValueError("a flow needs a purpose")
+        ttl = self._default_ttl if ttl is None else ttl
+        _check_positive("ttl", ttl)
+        now = self._clock()
+        flow = FlowRecord(
+            id=secrets.token_urlsafe(24),
+            user=user,
+            purpose=purpose,
+            status=FlowStatus.PENDING,
+            created_at=now,
+            updated_at=now,
+            expires_at=now + ttl,
+            details=json_details(details),
+        )
+        # 192 random bits: a collision (FlowExists) is not worth a retry loop.
+        await self._store.create_flow(flow)
+        return flow
+
+    async def get(self, flow_id: str) -> FlowRecord | None:
+        """The flow, with expiry applied, or ``None``. No owner check: for the server's own
+        use, not to show to whoever presents an id."""
+        flow = await self._store.get_flow(flow_id)
+        if flow is None or flow.status not in LIVE:
+            return flow
+        now = self._clock()
+        if flow.expires_at > now:
+            return flow
+        await self._store.expire_flows(now)
+        flow = await self._store.get_flow(flow_id)
+        if flow is not None and flow.status in LIVE:
+            # Only a store that ignores its contract gets here; still never report it live.
+            flow = dataclasses.replace(flow, status=FlowStatus.EXPIRED, updated_at=now)
+        return flow
+
+    async def open(self, flow_id: str, *, user: str) -> FlowRecord:
+        """``user`` opened the flow's page: ``pending`` → ``opened``. Opening it again (a
+        reload) returns it unchanged."""
+        return await self._change(flow_id, user, FlowStatus.OPENED, _PENDING)
+
+    async def complete(self, flow_id: str, *, user: str) -> FlowRecord:
+        """``user`` did what the flow asked: ``pending`` | ``opened`` → ``completed``."""
+        return await self._change(flow_id, user, FlowStatus.COMPLETED, LIVE)
+
+    async def decline(self, flow_id: str, *, user: str) -> FlowRecord:
+        """``user`` refused: ``pending`` | ``opened`` → ``declined``."""
+        return await self._change(flow_id, user, FlowStatus.DECLINED, LIVE)
+
+    async def _change(
+        self, flow_id: str, user: str, to: FlowStatus, expected: Collection[FlowStatus]
+    ) -> FlowRecord:
+        # A failed compare-and-set means someone else changed the flow between our read and
+        # our write; the next read says what happened. Two rounds settle every real race.
+        for _ in range(3):
+            flow = await self.get(flow_id)
+            if flow is None:
+                raise FlowNotFound(flow_id)
+            if flow.user != user:
+                raise FlowOfAnotherUser(flow_id)
+            if flow.status.finished:
+                raise FlowFinished(flow_id, flow.status)
+            if flow.status is to:
+                return flow  # opened again
+            changed = await self._store.set_flow_status(
+                flow_id, to, expected=expected, now=self._clock()
+            )
+            if changed is not None:
+                if to.finished:
+                    self._wakeups.notify(flow_id)
+                return changed
+        raise FlowError(f"flow {flow_id!r} kept changing; try again")
+
+    async def wait(self, flow_id: str, *, timeout: float | None) -> FlowRecord:
+        """The flow once it is finished (completed, declined or expired), or as it stands
+        when ``timeout`` seconds have passed. ``None`` waits until it finishes, which its
+        expiry bounds."""
+        deadline = math.inf if timeout is None else anyio.current_time() + max(timeout, 0.0)
+        with self._wakeups.listening(flow_id):
+            while True:
+                woken = self._wakeups.event(flow_id)  # before the read: see Wakeups.event
+                flow = await self.get(flow_id)
+                if flow is None:
+                    raise FlowNotFound(flow_id)
+                left = deadline - anyio.current_time()
+                if flow.status.finished or left <= 0:
+                    return flow
+                # Wake for the expiry itself too, so an expiring flow is reported on time.
+                until_expiry = max(flow.expires_at - self._clock(), 0.0)
+                with anyio.move_on_after(min(self._poll_interval, left, until_expiry)):
+                    await woken.wait()
+
+    async def sweep(self, *, keep_finished_for: float = 86400.0) -> tuple[int, int]:
+        """Expire overdue flows and delete flows finished more than ``keep_finished_for``
+        seconds ago; return ``(expired, purged)``."""
+        now = self._clock()
+        expired = await self._store.expire_flows(now)
+        purged = await self._store.purge_flows(now - keep_finished_for)
+        return expired, purged
+
+    async def run_sweeper(self, interval: float = 60.0) -> None:
+        """Sweep every ``interval`` seconds, forever; start it in a task group. A failed
+        sweep is logged and retried next time: a store that is briefly down must not take
+        the server with it."""
+        _check_positive("interval", interval)
+        while True:
+            try:
+                expired, purged = await self.sweep()
+            except Exception:
+                logger.exception("flow sweep failed; trying again in %.0f s", interval)
+            else:
+                if expired or purged:
+                    logger.debug("flow sweep: %d expired, %d purged", expired, purged)
+            await anyio.sleep(interval)
+
+
+def _check_positive(name: str, value: float) -> None:
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")

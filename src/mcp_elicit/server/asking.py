@@ -1,0 +1,405 @@
+"""``ask``, ``confirm`` and ``choose``: one tool body, every protocol revision.
+
+- 2025-06-18, the URL-mode draft and 2025-11-25: a pushed ``elicitation/create``, in the exact
+  shape of the client's revision (no ``mode`` on 2025-06-18, the schema converted).
+- 2026-07-28: an ``InputRequiredResult``, resumed when the client retries (``rounds``).
+
+Before asking, the client's declared modes are checked: a mode it did not declare is never
+sent. Answers are validated with the form model; a bad one becomes a tool error naming the
+field and the rule, or is asked again (``reask``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+import pydantic
+from mcp.server.mcpserver import Context
+from mcp.shared.dispatcher import CallOptions
+from mcp.shared.exceptions import MCPError
+
+from mcp_elicit.forms import Problem
+from mcp_elicit.protocol import (
+    ProtocolVersion,
+    form_request_params,
+    missing_capability_error,
+    parse_elicit_result,
+)
+from mcp_elicit.protocol.codes import ELICITATION_CREATE
+from mcp_elicit.server import rounds
+from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
+from mcp_elicit.server.errors import CannotAsk, InvalidAnswer
+from mcp_elicit.server.installed import settings_of
+from mcp_elicit.server.peer import Peer, peer_of
+from mcp_elicit.server.questions import (
+    Question,
+    cached_question,
+    question_for_raw_schema,
+    question_for_schema,
+    question_for_type,
+)
+
+T = TypeVar("T")
+Fallback = Answer[T] | Callable[[], Answer[T] | Awaitable[Answer[T]]]
+_REQUEST_TIMEOUT = -32001
+
+
+async def ask(
+    ctx: Context[Any, Any],
+    tp: type[T] | Mapping[str, Any],
+    message: str,
+    *,
+    timeout: float | None = None,
+    fallback: Fallback[T] | None = None,
+    reask: int = 0,
+    key: str | None = None,
+) -> Answer[T]:
+    """Ask the person for a ``tp`` (a dataclass, TypedDict or pydantic model), or for the
+    answers to a ``requestedSchema`` given as a mapping (the value is then the content dict).
+
+    Returns ``Accepted(value)`` with a validated ``tp``, ``Declined()`` or ``Cancelled()``.
+    ``timeout`` (seconds) cancels a question left unanswered that long. ``fallback`` is
+    returned (or called) when the client cannot show forms, instead of an error. ``reask``:
+    how many times an invalid answer is asked again before it becomes an ``InvalidAnswer``.
+    ``key`` names the question in a 2026-07-28 ``InputRequiredResult`` (default: its order
+    in the tool body, ``q1``, ``q2``, ...).
+    """
+    question: Question[Any] = (
+        question_for_raw_schema(tp) if isinstance(tp, Mapping) else question_for_type(tp)  # type: ignore[arg-type]
+    )
+    return await ask_question(
+        ctx, question, message, timeout=timeout, fallback=fallback, reask=reask, key=key
+    )
+
+
+async def confirm(
+    ctx: Context[Any, Any],
+    message: str,
+    *,
+    timeout: float | None = None,
+    fallback: bool | None = None,
+) -> bool:
+    """``True`` only when the person accepted and ticked the confirmation.
+
+    A ``bool``, not an ``Answer``, on purpose: ``if await confirm(...)`` must never be true
+    for a decline, a cancel or a timeout. ``fallback`` is the value to use when the client
+    cannot show forms (otherwise that is an error).
+    """
+    answer = await ask_question(
+        ctx,
+        _CONFIRM,
+        message,
+        timeout=timeout,
+        fallback=None if fallback is None else Accepted(fallback),
+        reask=0,
+    )
+    return isinstance(answer, Accepted) and answer.value is True
+
+
+@overload
+async def choose(
+    ctx: Context[Any, Any],
+    message: str,
+    options: Sequence[str] | Mapping[str, str],
+    *,
+    multiple: bool = False,
+    default: str | None = None,
+    timeout: float | None = None,
+    fallback: Fallback[str] | None = None,
+) -> Answer[str]: ...
+
+
+@overload
+async def choose(
+    ctx: Context[Any, Any],
+    message: str,
+    options: Sequence[str] | Mapping[str, str],
+    *,
+    multiple: bool,
+    default: Sequence[str] | None = None,
+    min_items: int | None = None,
+    max_items: int | None = None,
+    timeout: float | None = None,
+    fallback: Fallback[list[str]] | None = None,
+) -> Answer[list[str]]: ...
+
+
+async def choose(
+    ctx: Context[Any, Any],
+    message: str,
+    options: Sequence[str] | Mapping[str, str],
+    *,
+    multiple: bool = False,
+    default: str | Sequence[str] | None = None,
+    min_items: int | None = None,
+    max_items: int | None = None,
+    timeout: float | None = None,
+    fallback: Any = None,
+) -> Answer[Any]:
+    """Ask the person to pick one option (``Answer[str]``) or several (``multiple=True``,
+    ``Answer[list[str]]``). ``options`` is a list of values, or a mapping of value → title.
+    Multi-select needs 2025-11-25 or later: on 2025-06-18 it is a ``CannotAsk`` error."""
+    titled = dict(options) if isinstance(options, Mapping) else {o: o for o in options}
+    if not titled:
+        raise ValueError("choose() needs at least one option")
+    for value in titled:
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"option values must be non-empty strings, not {value!r}")
+    with_titles = isinstance(options, Mapping)
+    key = (tuple(titled.items()), with_titles, multiple, _hashable(default), min_items, max_items)
+
+    def build() -> Question[Any]:
+        prop = _choice_property(titled, with_titles, multiple, default, min_items, max_items)
+        schema = {"type": "object", "properties": {"choice": prop}, "required": ["choice"]}
+        return question_for_schema(schema, lambda content: content["choice"], title="choice")
+
+    question = cached_question(key, build, cache=_CHOICES)
+    return await ask_question(
+        ctx, question, message, timeout=timeout, fallback=fallback, reask=0
+    )
+
+
+async def ask_question(
+    ctx: Context[Any, Any],
+    question: Question[T],
+    message: str,
+    *,
+    timeout: float | None,
+    fallback: Fallback[T] | None,
+    reask: int,
+    key: str | None = None,
+) -> Answer[T]:
+    """The one path every question takes."""
+    if not isinstance(message, str) or not message.strip():
+        raise ValueError("the message must say what is asked and why")
+    if reask < 0:
+        raise ValueError("reask must be 0 or more")
+    peer = peer_of(ctx, url_draft=settings_of(ctx).url_draft)
+    if peer.revision is None or not peer.modes.form:
+        if fallback is not None:
+            return await _run_fallback(fallback)
+        raise _no_form_mode(peer)
+    schema = question.schema_for(peer.revision.value)
+    if peer.push_era:
+        return await _push(ctx, peer.revision, question, message, schema, timeout, reask)
+    return _in_rounds(question, message, schema, timeout, reask, key)
+
+
+# -- 2025 revisions: a request to the client ----------------------------------------------------
+
+
+async def _push(
+    ctx: Context[Any, Any],
+    revision: ProtocolVersion,
+    question: Question[T],
+    message: str,
+    schema: Mapping[str, Any],
+    timeout: float | None,
+    reask: int,
+) -> Answer[T]:
+    text = message
+    for attempt in range(reask + 1):
+        params = form_request_params(text, schema, revision=revision)
+        try:
+            raw = await send_elicitation(ctx, params, timeout=timeout)
+        except MCPError as exc:
+            if exc.code == _REQUEST_TIMEOUT:
+                return Cancelled("timeout")
+            raise CannotAsk(f"the client refused the question: {exc.message}") from exc
+        answer = _read_answer(question, message, raw, revision)
+        if not isinstance(answer, list):
+            return answer
+        if attempt == reask:
+            raise InvalidAnswer(message, answer)
+        text = retry_message(message, answer)
+    raise AssertionError("unreachable")
+
+
+async def send_elicitation(
+    ctx: Context[Any, Any], params: Mapping[str, Any], *, timeout: float | None
+) -> Any:
+    """Send ``elicitation/create`` on the tool call's own channel and return the raw result.
+
+    SDK: ``ServerSession.elicit_form`` always adds ``mode: "form"``, which 2025-06-18 does not
+    define; sending our params as they are keeps the shape exact for every revision.
+    """
+    session = ctx.request_context.session
+    options: CallOptions | None = None if timeout is None else {"timeout": timeout}
+    outbound = session._request_outbound  # private: see the docstring
+    return await outbound.send_raw_request(ELICITATION_CREATE, dict(params), options)
+
+
+# -- 2026-07-28: a result, then a retry ---------------------------------------------------------
+
+
+def _in_rounds(
+    question: Question[T],
+    message: str,
+    schema: Mapping[str, Any],
+    timeout: float | None,
+    reask: int,
+    key: str | None,
+) -> Answer[T]:
+    round_ = rounds.current_round()
+    if round_ is None:
+        raise RuntimeError(
+            "asking a 2026-07-28 client needs mcp_elicit.server.Elicitation installed on the "
+            "server: it turns the question into an InputRequiredResult"
+        )
+    key = round_.next_key(key)
+    revision = ProtocolVersion.V2026_07_28
+    base = form_request_params(message, schema, revision=revision)
+    pinned = rounds.digest(base)
+    recorded = round_.answers.get(key)
+    if recorded is not None and recorded.get("q") == pinned:
+        return _restore(question, recorded)
+    asked = round_.asked.get(key)
+    response = round_.responses.get(key)
+    tries, note = 0, None
+    # An answer counts for the question it answers (pinned); one that arrives with no record
+    # of its key at all (a client retrying without requestState) is taken on its merits.
+    if asked is None or asked.get("q") == pinned:
+        tries = int(asked.get("try", 0)) if asked is not None else 0
+        note = asked.get("note") if asked is not None else None
+        if response is not None:
+            if (
+                timeout is not None
+                and asked is not None
+                and time.time() > float(asked.get("at", 0)) + timeout
+            ):
+                round_.answers[key] = {"q": pinned, "action": "cancel", "reason": "timeout"}
+                return Cancelled("timeout")
+            answer = _read_answer(question, message, response, revision)
+            if not isinstance(answer, list):
+                round_.answers[key] = _record(pinned, answer, response)
+                return answer
+            if tries >= reask:
+                raise InvalidAnswer(message, answer)
+            tries, note = tries + 1, retry_message(message, answer)
+    params = base if note is None else form_request_params(note, schema, revision=revision)
+    entry: dict[str, Any] = {"q": pinned, "at": time.time(), "try": tries}
+    if note is not None:
+        entry["note"] = note
+    raise rounds.AskPending(key, {"method": ELICITATION_CREATE, "params": params}, round_, entry)
+
+
+def _record(pinned: str, answer: Answer[Any], response: Any) -> dict[str, Any]:
+    if isinstance(answer, Accepted):
+        return {"q": pinned, "action": "accept", "content": response.get("content") or {}}
+    return {"q": pinned, "action": "decline" if isinstance(answer, Declined) else "cancel"}
+
+
+def _restore(question: Question[T], recorded: Mapping[str, Any]) -> Answer[T]:
+    action = recorded.get("action")
+    if action == "accept":
+        return Accepted(question.to_value(dict(recorded.get("content") or {})))
+    if action == "decline":
+        return Declined()
+    return Cancelled(recorded.get("reason"))
+
+
+# -- shared ---------------------------------------------------------------------------------------
+
+
+def _read_answer(
+    question: Question[T], message: str, raw: Any, revision: ProtocolVersion
+) -> Answer[T] | list[Problem]:
+    """The answer, or the problems with it (a malformed result is an ``InvalidAnswer``)."""
+    parsed = parse_elicit_result(raw, revision=revision)
+    if isinstance(parsed, list):
+        raise InvalidAnswer(message, [Problem(p.field, p.code, p.message) for p in parsed])
+    if parsed.action == "decline":
+        return Declined()
+    if parsed.action == "cancel":
+        return Cancelled()
+    content = dict(parsed.content or {})
+    problems = question.form.validate(content)
+    if problems:
+        return problems
+    try:
+        return Accepted(question.to_value(content))
+    except pydantic.ValidationError as exc:
+        return [
+            Problem(".".join(str(p) for p in err["loc"]) or None, err["type"], err["msg"])
+            for err in exc.errors()
+        ]
+
+
+def retry_message(message: str, problems: Sequence[Problem]) -> str:
+    details = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
+    return f"{message}\n\nPlease correct your answer ({details})."
+
+
+def _no_form_mode(peer: Peer) -> Exception:
+    if peer.revision is None:
+        return CannotAsk(
+            f"the client speaks MCP {peer.version}, which has no elicitation: it cannot show "
+            "this question"
+        )
+    if peer.push_era:
+        return CannotAsk(
+            "the client cannot show this question: it did not declare the elicitation "
+            "capability for forms"
+        )
+    error = missing_capability_error(
+        {"elicitation": {"form": {}}},
+        message="This tool asks the user a question: declare the elicitation form capability",
+    )
+    return MCPError(code=error["code"], message=error["message"], data=error.get("data"))
+
+
+async def _run_fallback(fallback: Fallback[T]) -> Answer[T]:
+    if isinstance(fallback, Accepted | Declined | Cancelled):
+        return fallback
+    result = fallback()
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def _choice_property(
+    titled: dict[str, str],
+    with_titles: bool,
+    multiple: bool,
+    default: str | Sequence[str] | None,
+    min_items: int | None,
+    max_items: int | None,
+) -> dict[str, Any]:
+    options = [{"const": value, "title": title} for value, title in titled.items()]
+    if multiple:
+        items: dict[str, Any] = (
+            {"anyOf": options} if with_titles else {"type": "string", "enum": list(titled)}
+        )
+        prop: dict[str, Any] = {"type": "array", "title": "Choices", "items": items}
+        if min_items is not None:
+            prop["minItems"] = min_items
+        if max_items is not None:
+            prop["maxItems"] = max_items
+    else:
+        prop = {"type": "string", "title": "Choice"}
+        if with_titles:
+            prop["oneOf"] = options
+        else:
+            prop["enum"] = list(titled)
+    if default is not None:
+        prop["default"] = default if isinstance(default, str) else list(default)
+    return prop
+
+
+def _hashable(value: str | Sequence[str] | None) -> Any:
+    return value if value is None or isinstance(value, str) else tuple(value)
+
+
+_CONFIRM: Question[bool] = question_for_schema(
+    {
+        "type": "object",
+        "properties": {"confirm": {"type": "boolean", "title": "Confirm", "default": False}},
+        "required": ["confirm"],
+    },
+    lambda content: content["confirm"] is True,
+    title="confirmation",
+)
+_CHOICES: dict[Any, Question[Any]] = {}

@@ -1,0 +1,18 @@
+"""Hosted pages for URL-mode flows: where a person enters a secret (an API key) so that it
+reaches the server's tool without ever passing through the MCP client.
+
+    app = Starlette(routes=[
+        Mount(PAGES_PREFIX, app=hosted_pages(flows=flows, vault=vault, identity=identity,
+                                             csrf_key=key.derive("csrf"), server_name="Acme")),
+        ...
+    ])
+    url = public_origin + flow_path(flow.id)
+
+The rules the pages enforce, and why, are written at the top of ``endpoints.py``.
+"""
+
+from mcp_elicit.server.pages.app import hosted_pages
+from mcp_elicit.server.pages.endpoints import SECRET_PURPOSE
+from mcp_elicit.server.pages.paths import PAGES_PREFIX, flow_path
+
+__all__ = ["PAGES_PREFIX", "SECRET_PURPOSE", "flow_path", "hosted_pages"]

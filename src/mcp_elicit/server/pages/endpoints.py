@@ -1,0 +1,255 @@
+"""The secret-entry page, its form submission, and the status page.
+
+The rules, and why:
+
+- Only the user who started a flow may see or answer it (the design's same-user rule,
+  the defence against phishing with a flow link). Who the browser is comes from
+  ``Identity.user_of_browser``, never from anything in the URL or the form. A browser that is
+  not signed in is sent to sign in, or refused; a browser signed in as someone else is
+  refused with the same words, and before anything about the flow is looked at.
+- A POST is checked in this order: where it came from and its CSRF token, then who sent it,
+  then the flow's state, then the action. A forged or cross-site POST changes nothing and
+  learns nothing, not even whether the flow exists.
+- The secret's value goes to ``Vault.put`` and nowhere else: not into a page (the form is
+  re-shown empty after a mistake), not into a log line, not into flow details. Decline is a
+  separate form, so a value already typed is not even sent when the person declines.
+- The vault is written before the flow is completed: whoever waits for the flow reads the
+  vault as soon as it completes, and must find the secret there.
+- A successful POST answers ``303 See Other`` to the status page (POST/redirect/GET):
+  reloading the result, or going back and forward, never re-posts the secret, and the page
+  left in the tab carries no form.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from mcp_elicit.flows import FlowError, FlowFinished, FlowNotFound, FlowOfAnotherUser, Flows
+from mcp_elicit.server.identity import Identity
+from mcp_elicit.server.pages import html
+from mcp_elicit.server.pages.body import FormRefused, read_form
+from mcp_elicit.server.pages.csrf import FIELD_NAME, Csrf, came_from_this_origin
+from mcp_elicit.server.vault import Vault
+from mcp_elicit.stores.records import FlowRecord, FlowStatus
+
+logger = logging.getLogger(__name__)
+
+SECRET_PURPOSE = "secret"
+# Ids we make are 32 characters; a longer one was never ours, so spare the store the lookup.
+_MAX_FLOW_ID = 128
+_STATUS_CODES = {FlowStatus.EXPIRED: 410}
+_EMPTY = "Enter a value, or choose Decline."
+
+
+def base_of(request: Request) -> str:
+    """Where the pages are mounted, as this request reached them (``/elicit`` by default)."""
+    root: str = request.scope.get("root_path", "")
+    return root.rstrip("/")
+
+
+class Pages:
+    """The endpoints, sharing the flows, the vault, who the user is, and the CSRF keys."""
+
+    def __init__(
+        self, *, flows: Flows, vault: Vault, identity: Identity, csrf: Csrf, server_name: str
+    ) -> None:
+        self._flows = flows
+        self._vault = vault
+        self._identity = identity
+        self._csrf = csrf
+        self._server_name = server_name
+
+    # -- endpoints ---------------------------------------------------------------------------
+
+    async def entry(self, request: Request) -> Response:
+        """GET: the form, for the flow's owner."""
+        user = await self._user(request)
+        if isinstance(user, Response):
+            return user
+        flow = await self._own_flow(request, user)
+        if isinstance(flow, Response):
+            return flow
+        secret = _secret_details(flow)
+        if secret is None:
+            return self._not_found(request)
+        if flow.status.finished:
+            return self._status(request, flow.id, flow.status)
+        try:
+            await self._flows.open(flow.id, user=user)
+        except FlowError as error:  # finished or gone since we read it
+            return self._after_flow_error(request, flow.id, error)
+        cookie = self._csrf.cookie_of(request)
+        fresh = cookie is None
+        if cookie is None:
+            cookie = self._csrf.new_cookie()
+        response = self._form(request, flow.id, secret, cookie)
+        if fresh:
+            # An existing cookie is kept, so a second tab does not void the first one's token.
+            self._csrf.set_cookie(response, cookie, request)
+        return response
+
+    async def submit(self, request: Request) -> Response:
+        """POST: the secret, or a decline."""
+        flow_id = request.path_params["flow_id"]
+        if not came_from_this_origin(request):
+            logger.info("hosted page: refused a cross-site POST for flow %s", flow_id)
+            return self._forged(request)
+        try:
+            form = await read_form(request)
+        except FormRefused as refused:
+            page = html.problem_page(
+                base=base_of(request), title=refused.title, message=refused.message
+            )
+            return HTMLResponse(page, status_code=refused.status_code)
+        if not self._csrf.token_is_valid(request, flow_id, form.get(FIELD_NAME)):
+            logger.info("hosted page: refused a POST without a valid CSRF token (flow %s)", flow_id)
+            return self._forged(request)
+        user = await self._user(request)
+        if isinstance(user, Response):
+            return user
+        flow = await self._own_flow(request, user)
+        if isinstance(flow, Response):
+            return flow
+        secret = _secret_details(flow)
+        if secret is None:
+            return self._not_found(request)
+        if flow.status.finished:
+            return self._status(request, flow.id, flow.status)
+        action = form.get("action")
+        try:
+            if action == "decline":
+                await self._flows.decline(flow.id, user=user)
+                logger.info("flow %s declined on its hosted page", flow.id)
+            elif action == "submit":
+                value = form.get("value", "")
+                if not value.strip():
+                    cookie = self._csrf.cookie_of(request)
+                    assert cookie is not None  # the token check above needed it
+                    return self._form(request, flow.id, secret, cookie, error=_EMPTY)
+                await self._vault.put(user, secret.name, value)
+                await self._flows.complete(flow.id, user=user)
+                logger.info("flow %s completed: secret %r stored", flow.id, secret.name)
+            else:
+                page = html.problem_page(
+                    base=base_of(request),
+                    title="Bad request",
+                    message="Choose Submit or Decline on the form.",
+                )
+                return HTMLResponse(page, status_code=400)
+        except FlowError as error:  # finished by another tab or instance meanwhile
+            return self._after_flow_error(request, flow.id, error)
+        return RedirectResponse(html.status_url(base_of(request), flow.id), status_code=303)
+
+    async def status(self, request: Request) -> Response:
+        """GET: where the flow stands, for its owner."""
+        user = await self._user(request)
+        if isinstance(user, Response):
+            return user
+        flow = await self._own_flow(request, user)
+        if isinstance(flow, Response):
+            return flow
+        return self._status(request, flow.id, flow.status)
+
+    # -- who and which flow ------------------------------------------------------------------
+
+    async def _user(self, request: Request) -> str | Response:
+        """The signed-in user, or the response for a browser that is not signed in."""
+        user = await self._identity.user_of_browser(request)
+        if user:
+            return user
+        login = self._identity.login_url(request)
+        if login is not None:
+            return RedirectResponse(login, status_code=303)
+        logger.info("hosted page: refused a browser that is not signed in")
+        return self._refused(request)
+
+    async def _own_flow(self, request: Request, user: str) -> FlowRecord | Response:
+        flow_id = request.path_params["flow_id"]
+        flow = await self._flows.get(flow_id) if len(flow_id) <= _MAX_FLOW_ID else None
+        if flow is None:
+            return self._not_found(request)
+        if flow.user != user:
+            logger.info("hosted page: refused flow %s to a browser of another user", flow_id)
+            return self._refused(request)
+        return flow
+
+    # -- responses ---------------------------------------------------------------------------
+
+    def _form(
+        self,
+        request: Request,
+        flow_id: str,
+        secret: _Secret,
+        cookie: str,
+        *,
+        error: str | None = None,
+    ) -> Response:
+        page = html.entry_page(
+            base=base_of(request),
+            server_name=self._server_name,
+            flow_id=flow_id,
+            label=secret.label,
+            message=secret.message,
+            token=self._csrf.token(cookie, flow_id),
+            error=error,
+        )
+        return HTMLResponse(page, status_code=422 if error else 200)
+
+    def _status(self, request: Request, flow_id: str, status: FlowStatus) -> Response:
+        page = html.status_page(
+            base=base_of(request), server_name=self._server_name, flow_id=flow_id, status=status
+        )
+        return HTMLResponse(page, status_code=_STATUS_CODES.get(status, 200))
+
+    def _after_flow_error(self, request: Request, flow_id: str, error: FlowError) -> Response:
+        if isinstance(error, FlowFinished):
+            return self._status(request, flow_id, error.status)
+        if isinstance(error, FlowOfAnotherUser):
+            return self._refused(request)
+        if isinstance(error, FlowNotFound):
+            return self._not_found(request)
+        raise error  # "kept changing": a real failure, let the server report it
+
+    def _refused(self, request: Request) -> Response:
+        page = html.refused_page(base=base_of(request), server_name=self._server_name)
+        return HTMLResponse(page, status_code=403)
+
+    def _not_found(self, request: Request) -> Response:
+        return HTMLResponse(html.not_found_page(base=base_of(request)), status_code=404)
+
+    def _forged(self, request: Request) -> Response:
+        return HTMLResponse(html.forged_page(base=base_of(request)), status_code=403)
+
+
+class _Secret:
+    """What a ``secret`` flow asks for, from its (non-secret) details."""
+
+    __slots__ = ("label", "message", "name")
+
+    def __init__(self, name: str, label: str, message: str) -> None:
+        self.name = name
+        self.label = label
+        self.message = message
+
+
+def _secret_details(flow: FlowRecord) -> _Secret | None:
+    """``None`` when this page cannot ask for what the flow wants (another purpose, or
+    details without a secret name), so that it is shown as nothing to answer here."""
+    if flow.purpose != SECRET_PURPOSE:
+        return None
+    details: Any = flow.details
+    name = details.get("name")
+    if not isinstance(name, str) or not name:
+        logger.warning("flow %s asks for a secret without naming it; not shown", flow.id)
+        return None
+    label = details.get("label")
+    message = details.get("message")
+    return _Secret(
+        name=name,
+        label=label if isinstance(label, str) and label else name,
+        message=message if isinstance(message, str) else "",
+    )

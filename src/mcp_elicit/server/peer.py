@@ -1,0 +1,71 @@
+"""Who is asking through this request: the client's protocol revision and declared modes.
+
+Read from the SDK's request context on every call (2026-07-28 clients declare capabilities
+per request, so nothing is cached per session).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+from mcp.server.mcpserver import Context
+
+from mcp_elicit.protocol import ElicitationModes, ProtocolVersion, modes_from_capabilities
+
+_REVISIONS = {
+    "2025-06-18": ProtocolVersion.V2025_06_18,
+    "2025-11-25": ProtocolVersion.V2025_11_25,
+    "2026-07-28": ProtocolVersion.V2026_07_28,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """The client behind one request. ``revision`` is None for a revision without
+    elicitation (2025-03-26 and before)."""
+
+    version: str
+    revision: ProtocolVersion | None
+    modes: ElicitationModes
+
+    @property
+    def push_era(self) -> bool:
+        """The server sends ``elicitation/create`` itself (every revision before 2026-07-28)."""
+        return self.revision is not None and self.revision.rules.push_requests
+
+
+def peer_of(ctx: Context[Any, Any], *, url_draft: bool = False) -> Peer:
+    """The peer of the request a tool's ``ctx`` serves (see :func:`peer_of_request`)."""
+    return peer_of_request(ctx.request_context, url_draft=url_draft)
+
+
+def peer_of_request(ctx: ServerRequestContext[Any, Any], *, url_draft: bool = False) -> Peer:
+    """The peer of the request ``ctx`` serves.
+
+    ``url_draft``: the operator opted in to the URL-mode draft (SEP-1036), which rode on
+    2025-06-18: a 2025-06-18 client that declares ``elicitation.url`` is then taken to speak
+    the draft (``mode`` on every request, ``elicitation/track``, -32604).
+    """
+    version = ctx.protocol_version
+    capabilities = ctx.session.client_capabilities
+    declared: dict[str, Any] = (
+        capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
+        if capabilities is not None
+        else {}
+    )
+    revision = _REVISIONS.get(version)
+    if revision is None and version > "2026-07-28":  # a later revision: the newest we know
+        revision = ProtocolVersion.V2026_07_28
+    if revision is None:
+        return Peer(version, None, ElicitationModes())
+    elicitation = declared.get("elicitation")
+    if (
+        url_draft
+        and revision is ProtocolVersion.V2025_06_18
+        and isinstance(elicitation, dict)
+        and "url" in elicitation
+    ):
+        revision = ProtocolVersion.URL_DRAFT
+    return Peer(version, revision, modes_from_capabilities(declared, revision))

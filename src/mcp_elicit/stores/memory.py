@@ -1,0 +1,104 @@
+"""The in-process engine (``memory://``): for tests and a single process that need not survive
+a restart.
+
+Every operation runs without an ``await`` inside, so on one event loop each is atomic without
+a lock, which is what makes ``set_flow_status`` a true compare-and-set here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from dataclasses import replace
+from typing import Any
+
+from mcp_elicit.stores.contract import FlowExists, StoreError
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+
+
+def copy_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    """A private copy through JSON, so that this engine accepts exactly what a durable one can
+    store and a caller mutating its dict never changes what is stored."""
+    try:
+        copied = json.loads(json.dumps(details, allow_nan=False))
+    except (TypeError, ValueError) as error:
+        raise StoreError(f"flow details must be JSON: {error}") from error
+    if not isinstance(copied, dict):
+        raise StoreError("flow details must be a JSON object")
+    return copied
+
+
+class MemoryStore:
+    """Flows and secrets in dicts; gone when the process ends."""
+
+    def __init__(self) -> None:
+        self.url = "memory://"
+        self._flows: dict[str, FlowRecord] = {}
+        self._secrets: dict[tuple[str, str], SealedSecret] = {}
+        self._closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"store {self.url} is closed")
+
+    @staticmethod
+    def _out(flow: FlowRecord) -> FlowRecord:
+        return replace(flow, details=copy_details(flow.details))
+
+    async def create_flow(self, flow: FlowRecord) -> None:
+        self._check_open()
+        if flow.id in self._flows:
+            raise FlowExists(f"flow {flow.id!r} already exists")
+        self._flows[flow.id] = replace(
+            flow, status=FlowStatus(flow.status), details=copy_details(flow.details)
+        )
+
+    async def get_flow(self, flow_id: str) -> FlowRecord | None:
+        self._check_open()
+        flow = self._flows.get(flow_id)
+        return None if flow is None else self._out(flow)
+
+    async def set_flow_status(
+        self,
+        flow_id: str,
+        status: FlowStatus,
+        *,
+        expected: Collection[FlowStatus],
+        now: float,
+    ) -> FlowRecord | None:
+        self._check_open()
+        flow = self._flows.get(flow_id)
+        if flow is None or flow.status not in expected or flow.expires_at <= now:
+            return None
+        updated = replace(flow, status=FlowStatus(status), updated_at=now)
+        self._flows[flow_id] = updated
+        return self._out(updated)
+
+    async def expire_flows(self, now: float) -> int:
+        self._check_open()
+        due = [f for f in self._flows.values() if f.status in LIVE and f.expires_at <= now]
+        for flow in due:
+            self._flows[flow.id] = replace(flow, status=FlowStatus.EXPIRED, updated_at=now)
+        return len(due)
+
+    async def purge_flows(self, before: float) -> int:
+        self._check_open()
+        old = [f.id for f in self._flows.values() if f.status.finished and f.updated_at < before]
+        for flow_id in old:
+            del self._flows[flow_id]
+        return len(old)
+
+    async def put_secret(self, secret: SealedSecret) -> None:
+        self._check_open()
+        self._secrets[(secret.user, secret.name)] = replace(secret, sealed=bytes(secret.sealed))
+
+    async def get_secret(self, user: str, name: str) -> SealedSecret | None:
+        self._check_open()
+        return self._secrets.get((user, name))
+
+    async def delete_secret(self, user: str, name: str) -> bool:
+        self._check_open()
+        return self._secrets.pop((user, name), None) is not None
+
+    async def aclose(self) -> None:
+        self._closed = True

@@ -1,0 +1,52 @@
+"""What a store keeps: flow records and sealed secrets. Plain data, no I/O."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class FlowStatus(enum.StrEnum):
+    """Where a flow is. ``pending`` → ``opened`` → ``completed`` | ``declined``; a flow that
+    is still ``pending`` or ``opened`` at its expiry becomes ``expired``."""
+
+    PENDING = "pending"
+    OPENED = "opened"
+    COMPLETED = "completed"
+    DECLINED = "declined"
+    EXPIRED = "expired"
+
+    @property
+    def finished(self) -> bool:
+        return self in _FINISHED
+
+
+_FINISHED = frozenset({FlowStatus.COMPLETED, FlowStatus.DECLINED, FlowStatus.EXPIRED})
+LIVE = frozenset({FlowStatus.PENDING, FlowStatus.OPENED})
+
+
+@dataclass(frozen=True, slots=True)
+class FlowRecord:
+    """One out-of-band flow. ``details`` holds non-secret JSON (the message, a secret's name):
+    a secret value never goes here."""
+
+    id: str
+    user: str
+    purpose: str
+    status: FlowStatus
+    created_at: float
+    updated_at: float
+    expires_at: float
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SealedSecret:
+    """A vault entry as stored: ciphertext only, bound to ``user`` and ``name``."""
+
+    user: str
+    name: str
+    sealed: bytes
+    created_at: float
