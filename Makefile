@@ -48,6 +48,11 @@ pytest: setup peers
 
 test: lint typecheck pytest
 
+# The official conformance suite against examples/conformance_server.py and
+# examples/conformance_client.py (also part of `make test`).
+conformance: setup peers
+	$(VENV)/bin/pytest -q tests/test_conformance_server.py tests/test_conformance_client.py
+
 bench: setup
 	$(PY) bench/run.py
 

@@ -1,4 +1,55 @@
-"""Server side, on top of the official SDK: ask helpers, URL mode, hosted pages.
+"""The server side, on the official SDK's ``MCPServer``: ask on every revision, and URL mode.
 
-Not built yet: see the open issues.
+    server = MCPServer("booking")
+    elicitation = Elicitation(server)
+
+    @server.tool()
+    async def book(ctx: Context) -> str:
+        match await ask(ctx, Booking, "Where and when?"):
+            case Accepted(booking): ...
+
+- :func:`ask`, :func:`confirm`, :func:`choose` — forms, validated, on every revision
+- :func:`secret`, :func:`ask_url`, :class:`UrlRequired` — URL mode, flows, the vault
+- :class:`Elicitation` — installs the middleware, the sealed state, the hosted pages
 """
+
+from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
+from mcp_elicit.server.asking import ask, choose, confirm
+from mcp_elicit.server.elicitation import Elicitation
+from mcp_elicit.server.errors import CannotAsk, InvalidAnswer, SecretInForm
+from mcp_elicit.server.identity import AccessTokenIdentity, Identity, LocalIdentity
+from mcp_elicit.server.keys import DeploymentKey
+from mcp_elicit.server.url_mode import (
+    UrlRequired,
+    ask_url,
+    forget_secret,
+    secret,
+    secret_required,
+    stored_secret,
+)
+from mcp_elicit.server.vault import Vault
+
+__all__ = [
+    "AccessTokenIdentity",
+    "Accepted",
+    "Answer",
+    "Cancelled",
+    "CannotAsk",
+    "Declined",
+    "DeploymentKey",
+    "Elicitation",
+    "Identity",
+    "InvalidAnswer",
+    "LocalIdentity",
+    "SecretInForm",
+    "UrlRequired",
+    "Vault",
+    "ask",
+    "ask_url",
+    "choose",
+    "confirm",
+    "forget_secret",
+    "secret",
+    "secret_required",
+    "stored_secret",
+]

@@ -11,13 +11,17 @@ commit costs no fsync (a power cut may lose the last commits, never corrupt the 
 each operation is one statement committed on its own (autocommit).
 
 Why statements run inline on the event loop thread, not in a worker thread (and not through
-aiosqlite): an operation here is one indexed statement on a local file, 5-20 us. Handing it
-to a thread and back costs about 50 us per operation, measured, which made the store several
-times slower than the same statements on a bare ``sqlite3`` connection. So the inline
-connection has ``busy_timeout=0``: it never waits. Only when SQLite answers "busy" (another
-connection, often another process, holds the write lock) is that one operation retried in a
-worker thread, on a second connection with a real busy timeout. The loop therefore never
-blocks on a lock, and the common case costs what SQLite costs.
+aiosqlite, which hands every call to a thread of its own): an operation here is one indexed
+statement on a local file, about 5 us for a lookup and under 100 us for a commit. Handing it
+to a thread and back costs about 60 us per operation, measured (``bench/bench_flow_store.py``:
+a lookup takes 7.5 us inline, 67 us behind ``anyio.to_thread``): a lookup would be about nine
+times slower than the same statement on a bare ``sqlite3`` connection. So the inline
+connection has ``busy_timeout=0``: it never waits for a lock. Only when SQLite answers "busy"
+(another connection, often another process, holds the write lock) is that one operation
+retried in a worker thread, on a second connection with a real busy timeout. The loop
+therefore never blocks on a lock, and the common case costs what SQLite costs. What still
+runs inline is SQLite's own I/O, including the occasional WAL checkpoint (the one fsync of
+``synchronous=NORMAL``), which can take milliseconds on a slow disk.
 """
 
 from __future__ import annotations
@@ -152,10 +156,8 @@ def path_of(url: str) -> Path:
 def _is_busy(error: sqlite3.Error) -> bool:
     # sqlite_errorcode is the extended code (SQLITE_BUSY_SNAPSHOT, ...); its low byte is the
     # primary one. SQLITE_LOCKED is a conflict inside this process's shared cache: same cure.
-    code = getattr(error, "sqlite_errorcode", None)
-    if code is None:
-        return "locked" in str(error) or "busy" in str(error)
-    return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    code = getattr(error, "sqlite_errorcode", None)  # None: raised by sqlite3, not SQLite
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
@@ -209,7 +211,8 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
                 conn.execute(statement)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
 
 
@@ -308,8 +311,8 @@ class SQLiteStore:
             # on first use because it belongs to the running event loop.
             self._limiter = anyio.CapacityLimiter(1)
         try:
-            # Not cancellable while in the thread: a cancelled caller still learns nothing
-            # wrong, since the statement either commits or not before the task ends.
+            # The wait in the thread is not cancellable: a cancelled task still waits for the
+            # statement to end, so whether it committed is never in doubt.
             return await anyio.to_thread.run_sync(self._blocking, op, args, limiter=self._limiter)
         except sqlite3.Error as again:
             raise self._fail(again, flow_id) from again
@@ -419,8 +422,9 @@ class SQLiteStore:
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
-        if self._slow_conn is not None:
-            # A slow operation may still be running in a thread: close after it, off the loop.
+        if self._limiter is not None:
+            # The slow path was used: an operation may still be running in a thread (and may
+            # have opened the waiting connection), so close after it, off the loop.
             await anyio.to_thread.run_sync(self._close_slow)
 
     def _close_slow(self) -> None:

@@ -23,7 +23,7 @@ The rules, and why:
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -225,15 +225,13 @@ class Pages:
         return HTMLResponse(html.forged_page(base=base_of(request)), status_code=403)
 
 
+@dataclass(frozen=True, slots=True)
 class _Secret:
     """What a ``secret`` flow asks for, from its (non-secret) details."""
 
-    __slots__ = ("label", "message", "name")
-
-    def __init__(self, name: str, label: str, message: str) -> None:
-        self.name = name
-        self.label = label
-        self.message = message
+    name: str
+    label: str
+    message: str
 
 
 def _secret_details(flow: FlowRecord) -> _Secret | None:
@@ -241,7 +239,7 @@ def _secret_details(flow: FlowRecord) -> _Secret | None:
     details without a secret name), so that it is shown as nothing to answer here."""
     if flow.purpose != SECRET_PURPOSE:
         return None
-    details: Any = flow.details
+    details = flow.details
     name = details.get("name")
     if not isinstance(name, str) or not name:
         logger.warning("flow %s asks for a secret without naming it; not shown", flow.id)

@@ -1,0 +1,78 @@
+"""``hosted_pages(...)``: the Starlette app that serves the pages, to mount at
+:data:`~mcp_elicit.server.pages.PAGES_PREFIX`."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from mcp_elicit.flows import Flows
+from mcp_elicit.server.identity import Identity
+from mcp_elicit.server.pages import html
+from mcp_elicit.server.pages.csrf import Csrf
+from mcp_elicit.server.pages.endpoints import Pages, base_of
+from mcp_elicit.server.pages.headers import SecurityHeaders
+from mcp_elicit.server.vault import Vault
+
+# Read once: the stylesheet is part of the package (see pyproject's wheel build), small, and
+# never changes while the server runs.
+_STYLESHEET = files("mcp_elicit.server.pages").joinpath("static/pages.css").read_bytes()
+
+
+def hosted_pages(
+    *, flows: Flows, vault: Vault, identity: Identity, csrf_key: bytes, server_name: str
+) -> Starlette:
+    """The pages for URL-mode flows. Routes are relative to where the app is mounted:
+
+    - ``GET  /flows/{flow_id}``: the secret-entry page (opens the flow)
+    - ``POST /flows/{flow_id}``: submit the secret, or decline
+    - ``GET  /flows/{flow_id}/status``: where the flow stands
+    - ``GET  /static/pages.css``: the stylesheet
+
+    ``csrf_key`` is a key of its own (``DeploymentKey.derive("csrf")``), the same on every
+    instance, so that a form served by one instance can be posted to another.
+    """
+    pages = Pages(
+        flows=flows, vault=vault, identity=identity, csrf=Csrf(csrf_key), server_name=server_name
+    )
+    routes: list[BaseRoute] = [
+        Route("/flows/{flow_id}", pages.entry, methods=["GET"]),
+        Route("/flows/{flow_id}", pages.submit, methods=["POST"]),
+        Route("/flows/{flow_id}/status", pages.status, methods=["GET"]),
+        Route("/static/pages.css", _stylesheet, methods=["GET"]),
+        # OAuth callbacks go here (a later issue): e.g. ``GET /oauth/{provider}/callback``,
+        # with the same Identity same-user check as the secret page. Every route added to
+        # this list gets the security headers and the error pages below.
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={HTTPException: _http_error},
+    )
+
+
+async def _stylesheet(request: Request) -> Response:
+    return Response(_STYLESHEET, media_type="text/css; charset=utf-8")
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """The router's own refusals (no such page, wrong method) as pages, not bare text."""
+    assert isinstance(exc, HTTPException)
+    base = base_of(request)
+    if exc.status_code == 404:
+        page = html.not_found_page(base=base)
+    elif exc.status_code == 405:
+        page = html.problem_page(
+            base=base, title="Not allowed", message="This address does not take that method."
+        )
+    else:
+        page = html.problem_page(
+            base=base, title="Bad request", message="This request could not be handled."
+        )
+    return HTMLResponse(page, status_code=exc.status_code, headers=exc.headers)

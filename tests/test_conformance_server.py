@@ -1,0 +1,99 @@
+"""The official conformance suite's elicitation server scenarios, against
+examples/conformance_server.py: three on 2025-11-25 (pushed elicitation) and every
+``input-required-result-*`` scenario on 2026-07-28."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.peers import conformance_command
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "examples" / "conformance_server.py"
+
+PUSH_ERA = ["tools-call-elicitation", "elicitation-sep1034-defaults", "elicitation-sep1330-enums"]
+ROUNDS = [
+    f"input-required-result-{name}"
+    for name in (
+        "basic-elicitation",
+        "basic-list-roots",
+        "basic-sampling",
+        "capability-check",
+        "ignore-extra-params",
+        "missing-input-response",
+        "multi-round",
+        "multiple-input-requests",
+        "non-tool-request",
+        "request-state",
+        "result-type",
+        "tampered-state",
+        "unsupported-methods",
+        "validate-input",
+    )
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if process.poll() is not None:
+                raise AssertionError(f"the server exited: {process.stderr.read()}") from None
+            time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_suite_lists_exactly_these_scenarios() -> None:
+    """If a later suite adds an input-required-result scenario, this test says so."""
+    listed = subprocess.run(
+        [*conformance_command(), "list", "--server"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    found = {word for word in listed.split() if word.startswith("input-required-result-")}
+    assert found == set(ROUNDS)
+
+
+@pytest.mark.parametrize("scenario", PUSH_ERA + ROUNDS)
+def test_our_server_passes_the_scenario(server_url: str, scenario: str) -> None:
+    done = subprocess.run(
+        [*conformance_command(), "server", "--url", server_url, "--scenario", scenario],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    report = done.stdout + done.stderr
+    assert done.returncode == 0, report
+    assert "0 failed, 0 warnings" in report, report
+    assert "SKIPPED" not in report
