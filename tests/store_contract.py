@@ -141,7 +141,7 @@ class StoreContract:
         details["list"].append(2)
         got = await store.get_flow("flow-1")
         assert got is not None and got.details == {"list": [1]}
-        got.details["list"].append(3)  # type: ignore[index]
+        got.details["list"].append(3)
         again = await store.get_flow("flow-1")
         assert again is not None and again.details == {"list": [1]}
 

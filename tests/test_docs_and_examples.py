@@ -16,7 +16,7 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # Programs that need a peer: the server is started by client_quickstart.py and the client
 # tests, the conformance client by the conformance suite (tests/test_conformance_client.py).
-NEEDS_A_PEER = {"booking_server.py", "conformance_client.py"}
+NEEDS_A_PEER = {"booking_server.py", "conformance_client.py", "conformance_server.py"}
 STANDALONE = [p for p in EXAMPLES if p.name not in NEEDS_A_PEER]
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 

@@ -236,9 +236,7 @@ async def test_the_page_is_plain_accessible_html(site: Site) -> None:
 
 
 async def test_everything_from_the_flow_is_escaped(site: Site) -> None:
-    flow_id = await site.start(
-        message='<script>alert(1)</script> & "quotes"', label="<b>key</b>"
-    )
+    flow_id = await site.start(message='<script>alert(1)</script> & "quotes"', label="<b>key</b>")
     page = await site.client.get(flow_path(flow_id), headers=ALICE)
     assert "<script>" not in page.text and "<b>" not in page.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;" in page.text

@@ -141,7 +141,7 @@ class Flows:
             )
             if changed is not None:
                 if to.finished:
-                    pass
+                    self._wakeups.notify(flow_id)
                 return changed
         raise FlowError(f"flow {flow_id!r} kept changing; try again")
 

@@ -114,7 +114,7 @@ def status_page(*, base: str, server_name: str, flow_id: str, status: FlowStatus
             f"<h1>Waiting for you</h1>\n<p>{name} is still waiting for an answer to this "
             f'request.</p>\n<p><a href="{_e(flow_url(base, flow_id))}">Answer it</a></p>'
         )
-    return _page(base, f"{title} – {server_name}", body)
+    return _page(base, f"{title} - {server_name}", body)
 
 
 def refused_page(*, base: str, server_name: str) -> str:
