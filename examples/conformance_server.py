@@ -172,7 +172,9 @@ class PromptContext:
 @server.prompt()
 async def test_input_required_result_prompt(ctx: Context) -> str:
     """A prompt that asks before it renders (prompts/get carries InputRequiredResult too)."""
-    answer = await ask(ctx, PromptContext, "What context should the prompt use?", key="user_context")
+    answer = await ask(
+        ctx, PromptContext, "What context should the prompt use?", key="user_context"
+    )
     context = answer.value.context if isinstance(answer, Accepted) else "none"
     return f"Use the following context: {context}"
 

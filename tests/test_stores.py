@@ -153,8 +153,8 @@ def create_flows(url: str, ids: list[str]) -> None:
 
 def test_sqlite_two_stores_racing_to_complete_have_exactly_one_winner(tmp_path: Path) -> None:
     """Two store objects, each on its own event loop in its own thread (real concurrency:
-    sqlite3 lets go of the GIL while SQLite works), complete the same flows in the same
-    order."""
+    sqlite3 lets go of the GIL while SQLite works), complete the same flows, starting each
+    compare-and-set together, so that many of them collide (one finds the file busy)."""
     url = url_of(tmp_path / "race.db")
     create_flows(url, FLOW_IDS)
     barrier = threading.Barrier(2)
@@ -164,9 +164,9 @@ def test_sqlite_two_stores_racing_to_complete_have_exactly_one_winner(tmp_path: 
     def contender(k: int) -> None:
         async def main() -> None:
             store = open_store(url)
-            barrier.wait()
             status = (FlowStatus.COMPLETED, FlowStatus.DECLINED)[k]
             for flow_id in FLOW_IDS:
+                barrier.wait(10)  # both start each compare-and-set at the same moment
                 if await store.set_flow_status(flow_id, status, expected=LIVE, now=NOW + 1):
                     wins[k].append(flow_id)
             await store.aclose()

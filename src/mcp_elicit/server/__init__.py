@@ -30,8 +30,8 @@ from mcp_elicit.server.url_mode import (
 from mcp_elicit.server.vault import Vault
 
 __all__ = [
-    "AccessTokenIdentity",
     "Accepted",
+    "AccessTokenIdentity",
     "Answer",
     "Cancelled",
     "CannotAsk",

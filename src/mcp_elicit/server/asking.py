@@ -157,9 +157,7 @@ async def choose(
         return question_for_schema(schema, lambda content: content["choice"], title="choice")
 
     question = cached_question(key, build, cache=_CHOICES)
-    return await ask_question(
-        ctx, question, message, timeout=timeout, fallback=fallback, reask=0
-    )
+    return await ask_question(ctx, question, message, timeout=timeout, fallback=fallback, reask=0)
 
 
 async def ask_question(

@@ -92,9 +92,7 @@ class Elicitation:
         self._seal_state_with_deployment_key(request_state_ttl)
         server.middleware.append(ElicitationMiddleware(self))
         if url_draft:
-            server._lowlevel_server.add_request_handler(
-                *track_handler(self)
-            )
+            server._lowlevel_server.add_request_handler(*track_handler(self))
 
     # -- parts, made on first use (a server that only asks never opens a store) -----------
 

@@ -37,7 +37,5 @@ class SecretInForm(ValueError):
 
 def describe_problems(message: str, problems: Sequence[Problem]) -> str:
     """``The answer to "Book a table?" is invalid: guests: must be 8 or less (it is 12)``."""
-    details = "; ".join(
-        f"{p.field}: {p.message}" if p.field else p.message for p in problems
-    )
+    details = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
     return f"The answer to {message!r} is invalid: {details}"

@@ -117,9 +117,7 @@ def question_for_raw_schema(schema: Mapping[str, Any]) -> Question[dict[str, Any
                 return frozen
             return convert(frozen, to=revision)
 
-        return Question(
-            title="this question", _schema=in_revision, form=form, to_value=dict
-        )
+        return Question(title="this question", _schema=in_revision, form=form, to_value=dict)
 
     return cached_question(key, build, cache=_RAW)
 

@@ -36,6 +36,7 @@ from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.asking import send_elicitation
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.installed import installed_on, settings_of
+from mcp_elicit.server.pages import SECRET_PURPOSE
 from mcp_elicit.server.peer import Peer, peer_of
 from mcp_elicit.stores import FlowRecord, FlowStatus
 
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from mcp_elicit.server.elicitation import Elicitation
 
 _REQUEST_TIMEOUT = -32001
-SECRET_PURPOSE = "secret"
 
 
 class UrlRequired(MCPError):
@@ -151,9 +151,9 @@ async def secret(
 async def secret_required(ctx: Context[Any, Any], name: str, message: str) -> UrlRequired:
     """A :class:`UrlRequired` for the secret ``name``, for a tool that must not block::
 
-        key = await stored_secret(ctx, "OPENAI_API_KEY")
-        if key is None:
-            raise await secret_required(ctx, "OPENAI_API_KEY", "Your OpenAI key, to …")
+    key = await stored_secret(ctx, "OPENAI_API_KEY")
+    if key is None:
+        raise await secret_required(ctx, "OPENAI_API_KEY", "Your OpenAI key, to …")
     """
     elicitation = _installed(ctx)
     user = elicitation.user_of(ctx)
