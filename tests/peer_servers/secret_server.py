@@ -1,7 +1,7 @@
 """An official-SDK server that asks for a secret through URL mode, for the URL-mode and restart
 tests. It runs as a real process, with the hosted pages, on a real store.
 
-    .venv/bin/python tests/peer_servers/secret_server.py --store sqlite:////tmp/s.db           # stdio
+    .venv/bin/python tests/peer_servers/secret_server.py --store sqlite:////tmp/s.db  # stdio
     .venv/bin/python tests/peer_servers/secret_server.py --store ... --http PORT [--auth]
     .venv/bin/python tests/peer_servers/secret_server.py --store ... --url-draft [--user NAME]
 
@@ -17,6 +17,11 @@ Tools:
 - ``connect_later`` returns ``ok`` with the same masked confirmation when the key is stored,
   else raises ``secret_required`` (-32042 / -32604 / an ``InputRequiredResult``);
 - ``whoami`` returns the user the request is bound to.
+
+Also, for the tests: :func:`start_http` (a server process on a port, logs in files), and the
+other side of the conversation: :class:`RecordingTransport` (every byte an MCP client sends and
+receives over HTTP), :func:`sdk_client` (the official SDK client on it), :class:`Browser` (a
+person at the hosted page) and :func:`assert_nowhere` (the search for a leaked secret).
 
 Who the user is
 ---------------
@@ -39,20 +44,35 @@ import hashlib
 import json
 import logging
 import os
+import re
+import signal
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
+import httpx2
+import mcp_types as types
+from mcp import Client
+from mcp.client.client import ConnectMode
+from mcp.client.session import ClientRequestContext, ElicitationFnT
+from mcp.client.streamable_http import streamable_http_client
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
-from pydantic import SecretStr
+from pydantic import AnyHttpUrl, SecretStr
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # run as a script: make `tests.identities` importable
     sys.path.insert(0, str(REPO))
 
-from tests.identities import HeaderIdentity  # noqa: E402
+from tests.identities import TEST_USER_HEADER, HeaderIdentity  # noqa: E402
 
 from mcp_elicit.server import (  # noqa: E402
     Accepted,
@@ -117,8 +137,8 @@ def build(
             SERVER_NAME,
             token_verifier=AnyNameTokens(),
             auth=AuthSettings(
-                issuer_url=ISSUER,
-                resource_server_url=f"http://127.0.0.1:{auth_port}/mcp",
+                issuer_url=AnyHttpUrl(ISSUER),
+                resource_server_url=AnyHttpUrl(f"http://127.0.0.1:{auth_port}/mcp"),
                 validate_token_resource=False,
             ),
         )
@@ -167,6 +187,323 @@ def configure_logging(level: str) -> None:
     )
 
 
+# -- starting it (for the tests) -----------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (bind port 0, read it, let it go)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_env(key: str, state_dir: Path, *, log: str = "DEBUG") -> dict[str, str]:
+    """The environment of a server process: the deployment key, DEBUG logging, and a state
+    directory of the test's own (nothing is written to the real home)."""
+    env = dict(os.environ)
+    env.update(
+        MCP_ELICIT_KEY=key,
+        SECRET_SERVER_LOG=log,
+        XDG_STATE_HOME=str(state_dir),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def stdio_command(store: str, *options: str) -> list[str]:
+    return [sys.executable, str(SCRIPT), "--store", store, *options]
+
+
+@dataclass
+class HttpServer:
+    """One server process on Streamable HTTP; its stdout and stderr go to files."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    stdout: Path
+    stderr: Path
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.origin}/mcp"
+
+    def output(self) -> bytes:
+        """Everything the process wrote so far."""
+        return self.stdout.read_bytes() + self.stderr.read_bytes()
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as in a crash."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(30)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def start_http(
+    *,
+    store: str,
+    key: str,
+    logs: Path,
+    port: int | None = None,
+    auth: bool = True,
+    name: str = "server",
+    timeout: float = 60.0,
+) -> HttpServer:
+    """Start this server on ``127.0.0.1:port`` (a free one by default) and wait until it
+    answers HTTP. ``logs`` gets ``<name>.out`` and ``<name>.err``."""
+    logs.mkdir(parents=True, exist_ok=True)
+    chosen = port if port is not None else free_port()
+    stdout, stderr = logs / f"{name}.out", logs / f"{name}.err"
+    command = [sys.executable, str(SCRIPT), "--store", store, "--http", str(chosen)]
+    if auth:
+        command.append("--auth")
+    with stdout.open("ab") as out, stderr.open("ab") as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=server_env(key, logs))
+    running = HttpServer(process, chosen, stdout, stderr)
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"the server exited with status {process.returncode}:\n"
+                + stderr.read_text(errors="replace")[-4000:]
+            )
+        try:
+            with socket.create_connection(("127.0.0.1", chosen), timeout=1.0):
+                return running
+        except OSError:
+            if time.monotonic() > deadline:
+                running.kill()
+                raise RuntimeError(f"the server did not listen on {chosen}") from None
+            time.sleep(0.1)
+
+
+# -- talking to it (for the tests): the MCP client's recorded traffic -----------------------
+
+
+class Wire:
+    """Every byte an MCP client sent and received over HTTP: request lines, headers and
+    bodies, response headers and bodies (SSE streams included, as they arrive)."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+
+    def data(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+class _Tee(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, chunks: list[bytes]) -> None:
+        self._inner = inner
+        self._chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._chunks.append(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class RecordingTransport(httpx2.AsyncHTTPTransport):
+    def __init__(self, wire: Wire) -> None:
+        super().__init__()
+        self._wire = wire
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        body = await request.aread()
+        head = f"{request.method} {request.url}\n".encode()
+        headers = b"".join(k + b": " + v + b"\n" for k, v in request.headers.raw)
+        self._wire.chunks.append(head + headers + b"\n" + body + b"\n")
+        response = await super().handle_async_request(request)
+        self._wire.chunks.append(
+            f"HTTP {response.status_code}\n".encode()
+            + b"".join(k + b": " + v + b"\n" for k, v in response.headers.raw)
+        )
+        assert isinstance(response.stream, httpx2.AsyncByteStream)
+        response.stream = _Tee(response.stream, self._wire.chunks)
+        return response
+
+
+def mcp_http(user: str, wire: Wire) -> httpx2.AsyncClient:
+    """The MCP client's HTTP client: ``user``'s (test) bearer token, every byte recorded."""
+    return httpx2.AsyncClient(
+        transport=RecordingTransport(wire),
+        headers={"Authorization": f"Bearer user-{user}"},
+        timeout=httpx2.Timeout(30.0, read=300.0),
+    )
+
+
+# -- the person, in a browser ---------------------------------------------------------------
+
+
+class Browser:
+    """A person's browser signed in as ``user`` (the test identity's header), with a cookie
+    jar. It never talks MCP."""
+
+    def __init__(self, user: str | None, *, header: str | None = None) -> None:
+        headers = {}
+        if header is not None:
+            headers[TEST_USER_HEADER] = header
+        elif user is not None:
+            headers[TEST_USER_HEADER] = user_of_token(user)
+        self.http = httpx2.AsyncClient(headers=headers, timeout=30.0)
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def open(self, url: str) -> tuple[httpx2.Response, str | None]:
+        """GET the page; the CSRF token from its form, if it showed one."""
+        page = await self.http.get(url)
+        found = CSRF_FIELD.search(page.text)
+        return page, found.group(1) if found else None
+
+    async def post(self, url: str, fields: dict[str, str]) -> httpx2.Response:
+        return await self.http.post(url, data=fields)
+
+    async def enter(self, url: str, value: str) -> None:
+        """Open the page and submit ``value``, as a person does."""
+        page, token = await self.open(url)
+        assert page.status_code == 200, page.text
+        assert token is not None
+        answer = await self.post(url, {"csrf": token, "action": "submit", "value": value})
+        assert answer.status_code == 303, answer.text
+        assert answer.headers["location"].endswith("/status")
+
+
+@asynccontextmanager
+async def browser(user: str | None = "alice", **options: Any) -> AsyncIterator[Browser]:
+    opened = Browser(user, **options)
+    try:
+        yield opened
+    finally:
+        await opened.aclose()
+
+
+FLOW_PATH = re.compile(r"/elicit/flows/([A-Za-z0-9_-]{16,})$")
+CSRF_FIELD = re.compile(r'<input type="hidden" name="csrf" value="([^"]+)">')
+
+
+def flow_id_of(url: str) -> str:
+    found = FLOW_PATH.search(url)
+    assert found is not None, url
+    return found.group(1)
+
+
+# -- the official SDK client, acting for the person ------------------------------------------
+
+
+ElicitationCallback = ElicitationFnT
+
+
+def person_who_enters(value: str, asked: list[types.ElicitRequestParams]) -> ElicitationCallback:
+    """An elicitation callback that does what a person would: open the link in a browser,
+    enter ``value`` on the page, and accept."""
+
+    async def callback(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append(params)
+        assert isinstance(params, types.ElicitRequestURLParams), params
+        async with browser() as person:
+            await person.enter(params.url, value)
+        return types.ElicitResult(action="accept")
+
+    return callback
+
+
+async def never_asked(
+    context: ClientRequestContext, params: types.ElicitRequestParams
+) -> types.ElicitResult:
+    """Declares elicitation (form and URL) for a client that expects no request."""
+    raise AssertionError(f"unexpected elicitation: {params}")
+
+
+class Notices:
+    """What the SDK client's message handler received."""
+
+    def __init__(self) -> None:
+        self.received: list[Any] = []
+        self.arrived = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        self.received.append(message)
+        self.arrived.set()
+        self.arrived = anyio.Event()
+
+    def completed(self) -> list[str]:
+        return [
+            m.params.elicitation_id
+            for m in self.received
+            if isinstance(m, types.ElicitCompleteNotification)
+        ]
+
+
+@asynccontextmanager
+async def sdk_client(
+    server: HttpServer,
+    wire: Wire,
+    *,
+    mode: ConnectMode = "auto",
+    user: str = "alice",
+    callback: ElicitationCallback | None = None,
+    notices: Notices | None = None,
+) -> AsyncIterator[Client]:
+    async with (
+        mcp_http(user, wire) as http,
+        Client(
+            streamable_http_client(server.url, http_client=http),
+            mode=mode,
+            elicitation_callback=callback or never_asked,
+            message_handler=notices,
+            cache=None,
+        ) as client,
+    ):
+        yield client
+
+
+def text_of(result: types.CallToolResult) -> str:
+    assert not result.is_error, result
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+# -- where the secret must never be -------------------------------------------------------
+
+
+def store_bytes(store_path: Path) -> bytes:
+    parts = [store_path, Path(f"{store_path}-wal"), Path(f"{store_path}-shm")]
+    return b"".join(p.read_bytes() for p in parts if p.exists())
+
+
+def assert_nowhere(sentinel: str, **places: bytes) -> None:
+    needle = sentinel.encode()
+    for name, data in places.items():
+        assert data, f"nothing recorded in {name}: the search would prove nothing"
+        assert needle not in data, f"the secret appears in {name}"
+
+
+def assert_server_logged_traffic(server: HttpServer) -> None:
+    """The log is at DEBUG and shows the MCP messages the server sent (the SDK logs each SSE
+    chunk): a secret in one of them would have been seen."""
+    assert b'data: {"jsonrpc":"2.0"' in server.output()
+
+
+# -- running it ---------------------------------------------------------------------------
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--store", required=True, help="store URL, e.g. sqlite:////tmp/x.db")
@@ -179,7 +516,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.auth and args.http is None:
         parser.error("--auth needs --http")
-    server, elicitation = build(
+    _, elicitation = build(
         store=args.store,
         url_draft=args.url_draft,
         auth_port=args.http if args.auth else None,

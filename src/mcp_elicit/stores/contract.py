@@ -27,7 +27,8 @@ class Store(Protocol):
     url: str  # how it was opened, with any password removed
 
     async def create_flow(self, flow: FlowRecord) -> None:
-        """Store a new flow. Raises :class:`FlowExists` when the id is taken."""
+        """Store a new flow. Raises :class:`FlowExists` when the id is taken, and
+        :class:`StoreError` when ``details`` is not JSON (NaN and Infinity included)."""
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
         """The flow, or ``None``. Does not apply expiry: see :meth:`expire_flows`."""
@@ -63,4 +64,5 @@ class Store(Protocol):
         """Delete it; ``True`` when there was one."""
 
     async def aclose(self) -> None:
-        """Release connections. Idempotent."""
+        """Release connections. Idempotent; any other call afterwards raises
+        :class:`StoreError`."""

@@ -1,0 +1,546 @@
+"""``ask``, ``confirm`` and ``choose`` driven by real peer clients, on every revision.
+
+One tool source (``tests/server_support.py``) serves the official SDK client (2025-11-25 and
+2026-07-28), our ``ElicitingClient`` (2025-06-18, which the SDK client cannot propose) and
+fastmcp's client. The tool bodies record what they received, so the tests check the typed
+values an author gets as well as what the client sees.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime
+import logging
+from typing import Any, Literal
+
+import anyio
+import fastmcp
+import mcp_types as types
+import pytest
+from fastmcp.client.elicitation import ElicitResult
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from mcp_elicit.protocol import ElicitationModes
+from mcp_elicit.server import (
+    Accepted,
+    Cancelled,
+    Declined,
+    DeploymentKey,
+    SecretInForm,
+)
+from tests.server_support import (
+    BOOK,
+    ERAS,
+    EXTRAS,
+    FALLBACK,
+    PUSH_ERAS,
+    Booking,
+    Person,
+    PublicId,
+    Room,
+    Who,
+    booking_server,
+    connect,
+    serve_http,
+    text,
+)
+
+pytestmark = pytest.mark.anyio
+
+GOOD = {"name": "Ada", "arrival": "2026-03-01", "room": "suite", "guests": 3}
+BAD = {"name": "Ada", "arrival": "2026-03-01", "guests": 12}
+
+
+def accept(content: dict[str, Any]) -> dict[str, Any]:
+    return {"action": "accept", "content": content}
+
+
+DECLINE = {"action": "decline"}
+CANCEL = {"action": "cancel"}
+
+
+async def call(era: str, tool: str, answers: list[dict[str, Any]], **kw: Any) -> tuple[Any, ...]:
+    """Call ``tool`` once on a fresh server; return (result, person, server)."""
+    made = booking_server()
+    person = Person(list(answers), delay=kw.pop("delay", 0.0))
+    async with connect(made.server, era, person, declare=kw.pop("declare", True)) as client:
+        result = await client.call_tool(tool, kw)
+    return result, person, made
+
+
+# -- 1. every revision: forms, confirmations, choices ------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_accepted_form_reaches_the_tool_as_the_typed_value(era: str) -> None:
+    result, person, made = await call(era, "book", [accept(GOOD)])
+    assert not result.is_error
+    assert text(result) == "booked Ada 2026-03-01 suite x3"
+    [answer] = made.outcomes
+    assert isinstance(answer, Accepted) and isinstance(answer.value, Booking)
+    booking = answer.value
+    assert type(booking.arrival) is datetime.date  # not a str, not a datetime
+    assert booking.arrival == datetime.date(2026, 3, 1)
+    assert booking.room is Room.SUITE
+    assert booking.guests == 3 and type(booking.guests) is int
+    [asked] = person.seen
+    assert asked["message"] == BOOK
+    schema = asked["requestedSchema"]
+    assert schema["properties"]["arrival"] == {"type": "string", "format": "date"}
+    assert schema["required"] == ["name", "arrival"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_fields_left_out_take_the_python_defaults(era: str) -> None:
+    result, _, made = await call(era, "book", [accept({"name": "Bo", "arrival": "2026-04-02"})])
+    assert text(result) == "booked Bo 2026-04-02 standard x2"
+    assert made.outcomes[0].value.room is Room.STANDARD
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_decline_and_cancel_reach_the_tool_as_such(era: str) -> None:
+    made = booking_server()
+    async with connect(made.server, era, Person([DECLINE, CANCEL])) as client:
+        declined = await client.call_tool("book", {})
+        cancelled = await client.call_tool("book", {})
+    assert (text(declined), text(cancelled)) == ("declined", "cancelled (None)")
+    assert made.outcomes == [Declined(), Cancelled()]
+
+
+async def test_2025_06_18_gets_its_own_shape_without_mode_or_defaults() -> None:
+    _, person, _ = await call("2025-06-18", "book", [accept(GOOD)])
+    [asked] = person.seen
+    assert set(asked) == {"message", "requestedSchema"}  # no "mode": not in that revision
+    properties = asked["requestedSchema"]["properties"]
+    assert all("default" not in prop for prop in properties.values())
+    assert properties["room"] == {"type": "string", "enum": ["standard", "suite"]}
+    assert properties["guests"] == {"type": "integer", "minimum": 1, "maximum": 8}
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_later_revisions_get_mode_form_and_defaults(era: str) -> None:
+    _, person, _ = await call(era, "book", [accept(GOOD)])
+    [asked] = person.seen
+    assert asked["mode"] == "form"
+    properties = asked["requestedSchema"]["properties"]
+    assert properties["room"]["default"] == "standard"
+    assert properties["guests"]["default"] == 2
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_confirm_is_true_only_for_a_ticked_acceptance(era: str) -> None:
+    made = booking_server()
+    answers = [accept({"confirm": True}), accept({"confirm": False}), DECLINE, CANCEL]
+    async with connect(made.server, era, Person(answers)) as client:
+        replies = [text(await client.call_tool("go_ahead", {})) for _ in range(4)]
+    assert replies == ["yes", "no", "no", "no"]
+    assert made.outcomes == [True, False, False, False]
+    assert all(type(sure) is bool for sure in made.outcomes)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_choose_one_titled_option(era: str) -> None:
+    result, person, made = await call(era, "pick_room", [accept({"choice": "ste"})])
+    assert made.outcomes == [Accepted("ste")]
+    assert not result.is_error
+    choice = person.seen[0]["requestedSchema"]["properties"]["choice"]
+    if era == "2025-06-18":  # titles travel as the legacy enumNames there
+        assert choice["enum"] == ["std", "ste"] and choice["enumNames"] == ["Standard", "Suite"]
+    else:
+        assert choice["oneOf"] == [
+            {"const": "std", "title": "Standard"},
+            {"const": "ste", "title": "Suite"},
+        ]
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_choose_several(era: str) -> None:
+    result, person, made = await call(era, "pick_extras", [accept({"choice": ["wifi", "parking"]})])
+    assert text(result) == "Accepted(value=['wifi', 'parking'])"
+    assert made.outcomes == [Accepted(["wifi", "parking"])]
+    choice = person.seen[0]["requestedSchema"]["properties"]["choice"]
+    assert choice["type"] == "array" and choice["items"]["enum"] == EXTRAS
+
+
+async def test_multi_select_cannot_be_asked_on_2025_06_18() -> None:
+    result, person, made = await call("2025-06-18", "pick_extras", [])
+    assert result.is_error
+    message = text(result)
+    assert "cannot be asked" in message and "2025-06-18" in message
+    assert "multi-select" in message
+    assert person.seen == [] and made.outcomes == []  # nothing reached the client
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_invalid_answer_is_a_tool_error_naming_the_field_and_rule(era: str) -> None:
+    result, _, made = await call(era, "book", [accept(BAD)])
+    assert result.is_error
+    message = text(result)
+    assert "guests" in message and "8" in message
+    assert made.outcomes == []  # the tool body never saw the bad value
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_reask_asks_again_saying_what_to_fix(era: str) -> None:
+    result, person, made = await call(era, "book", [accept(BAD), accept(GOOD)], reask=1)
+    assert text(result) == "booked Ada 2026-03-01 suite x3"
+    first, second = (asked["message"] for asked in person.seen)
+    assert first == BOOK
+    assert second.startswith(BOOK) and second != BOOK
+    assert "guests" in second and "8" in second
+    assert len(made.outcomes) == 1
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_reask_gives_up_after_the_allowed_tries(era: str) -> None:
+    result, person, _ = await call(era, "book", [accept(BAD), accept(BAD)], reask=1)
+    assert result.is_error and "guests" in text(result)
+    assert len(person.seen) == 2
+
+
+@pytest.mark.parametrize("era", PUSH_ERAS)
+async def test_a_client_without_elicitation_gets_a_tool_error(era: str) -> None:
+    result, _, made = await call(era, "book", [], declare=False)
+    assert result.is_error
+    assert "cannot show this question" in text(result)
+    assert made.outcomes == []
+
+
+async def test_a_2026_client_without_elicitation_gets_minus_32021() -> None:
+    made = booking_server()
+    async with connect(made.server, "2026-07-28", declare=False) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("book", {})
+    assert caught.value.error.code == -32021
+    assert caught.value.error.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_a_client_with_url_mode_only_is_never_sent_a_form(era: str) -> None:
+    made = booking_server()
+    person = Person([accept(GOOD)])
+    async with connect(made.server, era, person, modes=ElicitationModes(url=True)) as client:
+        if era == "2026-07-28":
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("book", {})
+            assert caught.value.error.code == -32021
+        else:
+            result = await client.call_tool("book", {})
+            assert result.is_error and "cannot show this question" in text(result)
+    assert person.seen == [] and made.outcomes == []
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_fallback_replaces_the_question_when_the_client_cannot_ask(era: str) -> None:
+    result, _, made = await call(era, "book_or_walk_in", [], declare=False)
+    assert not result.is_error
+    assert text(result) == "booked Walk-in 2030-01-01 standard x2; sure=True"
+    assert made.outcomes == [(Accepted(FALLBACK), True)]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_fallback_is_not_used_when_the_client_can_ask(era: str) -> None:
+    answers = [accept(GOOD), accept({"confirm": False})]
+    result, _, _ = await call(era, "book_or_walk_in", answers)
+    assert text(result) == "booked Ada 2026-03-01 suite x3; sure=False"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_question_left_unanswered_past_its_timeout_is_cancelled(era: str) -> None:
+    started = anyio.current_time()
+    result, _, made = await call(era, "book_quickly", [accept(GOOD)], delay=1.0)
+    assert text(result) == "cancelled (timeout)"
+    assert made.outcomes == [Cancelled("timeout")]
+    if era != "2026-07-28":  # pushed: the server stops waiting; 2026: it learns on the retry
+        assert anyio.current_time() - started < 0.9
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_question_answered_in_time_is_not_cancelled(era: str) -> None:
+    result, _, _ = await call(era, "book_quickly", [accept(GOOD)], delay=0.01)
+    assert text(result) == "booked Ada 2026-03-01 suite x3"
+
+
+# -- 2. 2026-07-28: rounds and the sealed requestState ----------------------------------------
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_the_body_reruns_once_per_round_and_finishes_once(era: str) -> None:
+    made = booking_server()
+    answers = [accept({"name": "Ada"}), accept({"confirm": True}), accept({"choice": "std"})]
+    async with connect(made.server, era, Person(answers)) as client:
+        result = await client.call_tool("trip", {"n": 7})
+    assert text(result) == "7: Ada True std"
+    assert made.runs["trip"] == (4 if era == "2026-07-28" else 1)  # three questions
+    assert made.finished["trip"] == 1
+
+
+async def _never(context: Any, params: Any) -> Any:
+    raise AssertionError("the raw tests answer by hand")
+
+
+def answered(key: str, content: dict[str, Any]) -> dict[str, types.InputResponse]:
+    return {key: types.ElicitResult(action="accept", content=content)}
+
+
+WHO = answered("q1", {"name": "Zebedee"})
+SURE = answered("q2", {"confirm": True})
+
+
+async def _first_two_rounds(client: Client, args: dict[str, Any]) -> types.InputRequiredResult:
+    """The InputRequiredResult that holds the answer to q1 and asks q2."""
+    first = await client.session.call_tool("trip", args, allow_input_required=True)
+    assert isinstance(first, types.InputRequiredResult)
+    second = await client.session.call_tool(
+        "trip",
+        args,
+        allow_input_required=True,
+        input_responses=WHO,
+        request_state=first.request_state,
+    )
+    assert isinstance(second, types.InputRequiredResult)
+    return second
+
+
+async def _retry(client: Client, args: dict[str, Any], state: str | None) -> Any:
+    return await client.session.call_tool(
+        "trip", args, allow_input_required=True, input_responses=SURE, request_state=state
+    )
+
+
+async def _finish(client: Client, args: dict[str, Any], state: str | None) -> str:
+    """Answer q2 and q3 from ``state`` on; the tool's final text."""
+    third = await _retry(client, args, state)
+    assert isinstance(third, types.InputRequiredResult)
+    assert set(third.input_requests or {}) == {"q3"}
+    done = await client.session.call_tool(
+        "trip",
+        args,
+        allow_input_required=True,
+        input_responses=answered("q3", {"choice": "ste"}),
+        request_state=third.request_state,
+    )
+    assert isinstance(done, types.CallToolResult) and not done.is_error
+    return text(done)
+
+
+async def test_input_required_result_has_the_2026_shape() -> None:
+    made = booking_server()
+    async with Client(made.server, elicitation_callback=_never) as client:
+        first = await client.session.call_tool("trip", {"n": 1}, allow_input_required=True)
+    wire = first.model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert wire["resultType"] == "input_required"
+    assert set(wire["inputRequests"]) == {"q1"}
+    request = wire["inputRequests"]["q1"]
+    assert request["method"] == "elicitation/create"
+    assert request["params"]["mode"] == "form"
+    assert request["params"]["message"] == "Who travels?"
+    assert isinstance(wire["requestState"], str) and wire["requestState"]
+
+
+async def test_the_request_state_does_not_show_the_answers() -> None:
+    made = booking_server()
+    async with Client(made.server, elicitation_callback=_never) as client:
+        second = await _first_two_rounds(client, {"n": 1})
+        assert await _finish(client, {"n": 1}, second.request_state) == "1: Zebedee True ste"
+    state = second.request_state
+    assert state is not None
+    assert "Zebedee" not in state
+    for part in state.split("."):
+        try:
+            decoded = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+        except (binascii.Error, ValueError):
+            continue
+        assert b"Zebedee" not in decoded and b"q1" not in decoded
+
+
+def _flip_a_byte(state: str) -> str:
+    prefix, _, body = state.rpartition(".")
+    raw = bytearray(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    raw[len(raw) // 2] ^= 0x01
+    tampered = base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+    return f"{prefix}.{tampered}" if prefix else tampered
+
+
+async def test_a_tampered_request_state_is_refused() -> None:
+    made = booking_server()
+    async with Client(made.server, elicitation_callback=_never) as client:
+        second = await _first_two_rounds(client, {"n": 1})
+        assert second.request_state is not None
+        with pytest.raises(MCPError) as caught:
+            await _retry(client, {"n": 1}, _flip_a_byte(second.request_state))
+        assert caught.value.error.code == -32602
+        # the untouched state still works: the refusal was about the tampering
+        assert await _finish(client, {"n": 1}, second.request_state) == "1: Zebedee True ste"
+
+
+async def test_a_request_state_is_bound_to_the_tool_and_its_arguments() -> None:
+    made = booking_server()
+    async with Client(made.server, elicitation_callback=_never) as client:
+        second = await _first_two_rounds(client, {"n": 1})
+        with pytest.raises(MCPError) as other_arguments:
+            await _retry(client, {"n": 2}, second.request_state)
+        with pytest.raises(MCPError) as other_tool:
+            await client.session.call_tool(
+                "go_ahead",
+                {},
+                allow_input_required=True,
+                input_responses=answered("q1", {"confirm": True}),
+                request_state=second.request_state,
+            )
+        assert other_arguments.value.error.code == other_tool.value.error.code == -32602
+        # with its own arguments it still completes
+        assert await _finish(client, {"n": 1}, second.request_state) == "1: Zebedee True ste"
+    assert made.outcomes == [(Accepted(Who("Zebedee")), True, Accepted("ste"))]
+
+
+async def test_a_request_state_survives_a_restart_with_the_same_key() -> None:
+    key = DeploymentKey.generate()
+    before, after = booking_server(key), booking_server(key)
+    async with Client(before.server, elicitation_callback=_never) as client:
+        second = await _first_two_rounds(client, {"n": 3})
+    async with Client(after.server, elicitation_callback=_never) as client:
+        assert await _finish(client, {"n": 3}, second.request_state) == "3: Zebedee True ste"
+    assert before.finished["trip"] == 0
+    assert after.outcomes == [(Accepted(Who("Zebedee")), True, Accepted("ste"))]
+
+
+async def test_a_request_state_from_another_key_is_refused() -> None:
+    before, other = booking_server(), booking_server()  # each its own generated key
+    async with Client(before.server, elicitation_callback=_never) as client:
+        second = await _first_two_rounds(client, {"n": 3})
+    async with Client(other.server, elicitation_callback=_never) as client:
+        with pytest.raises(MCPError) as caught:
+            await _retry(client, {"n": 3}, second.request_state)
+    assert caught.value.error.code == -32602
+    assert other.runs["trip"] == 0
+
+
+# -- 3. form mode does not ask for secrets ------------------------------------------------------
+
+
+def _causes(error: BaseException | None) -> list[BaseException]:
+    found: list[BaseException] = []
+    while error is not None and error not in found:
+        found.append(error)
+        error = error.__cause__ or error.__context__
+    return found
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_secret_looking_field_fails_the_call_and_is_never_asked(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR):
+        result, person, _ = await call(era, "store_key", [accept({"api_key": "sk-1"})])
+    assert result.is_error
+    assert person.seen == []  # the form never left the server
+    # An authoring error: the SDK hides its text from the client and logs it for the author.
+    logged = [
+        cause
+        for record in caplog.records
+        if record.exc_info
+        for cause in _causes(record.exc_info[1])
+        if isinstance(cause, SecretInForm)
+    ]
+    assert logged, "the SecretInForm should be in the server log"
+    message = str(logged[0])
+    assert "api_key" in message and "secret()" in message and "NotSecret" in message
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_a_field_marked_not_secret_is_asked(era: str) -> None:
+    result, person, made = await call(
+        era, "store_public_id", [accept({"api_key": "public-client-7"})]
+    )
+    assert not result.is_error
+    assert made.outcomes == [Accepted(PublicId("public-client-7"))]
+    assert list(person.seen[0]["requestedSchema"]["properties"]) == ["api_key"]
+
+
+# -- 4. fastmcp's client ---------------------------------------------------------------------------
+
+
+class FastmcpPerson:
+    """A fastmcp ``elicitation_handler``: it gets a dataclass built from the schema and its
+    return value means accept; an ``ElicitResult`` says decline or cancel."""
+
+    def __init__(self, replies: dict[str, Any]) -> None:
+        self.replies = replies
+        self.fields: dict[str, list[str]] = {}
+
+    async def __call__(self, message: str, response_type: Any, params: Any, context: Any) -> Any:
+        self.fields[message] = list(response_type.__dataclass_fields__)
+        reply = self.replies[message]
+        if isinstance(reply, ElicitResult):
+            return reply
+        return response_type(**reply)
+
+
+FASTMCP_ANSWERS = {
+    # fastmcp types a date field as datetime.date, and serialises what the handler returns
+    BOOK: {"name": "Ada", "arrival": datetime.date(2026, 3, 1), "room": "suite", "guests": 3},
+    "Go ahead?": {"confirm": True},
+    "Which room?": {"choice": "ste"},
+    "Any extras?": {"choice": ["wifi", "breakfast"]},
+}
+
+
+async def _fastmcp_session(target: Any, mode: str, person: FastmcpPerson) -> list[str]:
+    async with fastmcp.Client(target, elicitation_handler=person, mode=mode) as client:
+        assert client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+        replies = []
+        for tool in ["book", "go_ahead", "pick_room", "pick_extras"]:
+            result = await client.call_tool(tool, {}, raise_on_error=False)
+            assert not result.is_error, result
+            replies.append(text(result))
+        return replies
+
+
+# fastmcp 4.1.2's client speaks both eras against this server, in process and over HTTP.
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_fastmcp_client_answers_every_kind_of_question(mode: str) -> None:
+    made = booking_server()
+    person = FastmcpPerson(FASTMCP_ANSWERS)
+    replies = await _fastmcp_session(made.server, mode, person)
+    assert replies == [
+        "booked Ada 2026-03-01 suite x3",
+        "yes",
+        "Accepted(value='ste')",
+        "Accepted(value=['wifi', 'breakfast'])",
+    ]
+    booking = made.outcomes[0].value
+    assert type(booking.arrival) is datetime.date and booking.room is Room.SUITE
+    assert person.fields[BOOK] == ["name", "arrival", "room", "guests"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_fastmcp_client_declines_and_cancels(mode: str) -> None:
+    made = booking_server()
+    actions: list[Literal["decline", "cancel"]] = ["decline", "cancel"]
+    for action in actions:
+        person = FastmcpPerson(
+            {BOOK: ElicitResult(action=action), "Go ahead?": ElicitResult(action=action)}
+        )
+        async with fastmcp.Client(made.server, elicitation_handler=person, mode=mode) as client:
+            book = await client.call_tool("book", {}, raise_on_error=False)
+            sure = await client.call_tool("go_ahead", {}, raise_on_error=False)
+        assert (text(book), text(sure)) == (
+            "declined" if action == "decline" else "cancelled (None)",
+            "no",
+        )
+    assert made.outcomes == [Declined(), False, Cancelled(), False]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_fastmcp_client_over_streamable_http(mode: str) -> None:
+    made = booking_server()
+    person = FastmcpPerson(FASTMCP_ANSWERS)
+    with anyio.fail_after(20):
+        async with serve_http(made.server) as url:
+            replies = await _fastmcp_session(url, mode, person)
+    assert replies[0] == "booked Ada 2026-03-01 suite x3"
+    assert replies[3] == "Accepted(value=['wifi', 'breakfast'])"
+    assert type(made.outcomes[0].value.arrival) is datetime.date
