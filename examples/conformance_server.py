@@ -137,16 +137,15 @@ async def test_input_required_result_request_state(ctx: Context) -> str:
     return f"state-ok: {ok}"
 
 
+# A tampered state is refused (-32602) by the sealing boundary before the tool runs.
+server.tool(name="test_input_required_result_tampered_state")(
+    test_input_required_result_request_state
+)
+
+
 @dataclass
 class Ok:
     ok: bool
-
-
-@server.tool()
-async def test_input_required_result_tampered_state(ctx: Context) -> str:
-    """Like request_state: a tampered state is refused (-32602) before the tool runs."""
-    ok = await ask(ctx, Ok, "Please confirm", key="confirm")
-    return f"state-ok: {ok}"
 
 
 @dataclass

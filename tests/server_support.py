@@ -187,13 +187,18 @@ class Person:
     """The answers a client sends, in order, and every request's params as received."""
 
     answers: list[dict[str, Any]] = field(default_factory=list)
-    delay: float = 0.0
+    delay: float = 0.0  # how long the person takes to answer
     seen: list[dict[str, Any]] = field(default_factory=list)
+    withdrawn: anyio.Event = field(default_factory=anyio.Event)  # a question taken back
 
     async def answer(self, params: dict[str, Any]) -> dict[str, Any]:
         self.seen.append(params)
         if self.delay:
-            await anyio.sleep(self.delay)
+            try:
+                await anyio.sleep(self.delay)
+            except anyio.get_cancelled_exc_class():
+                self.withdrawn.set()
+                raise
         if not self.answers:
             raise AssertionError(f"asked more than the script answers: {params}")
         return self.answers.pop(0)

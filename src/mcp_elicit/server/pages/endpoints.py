@@ -67,17 +67,10 @@ class Pages:
 
     async def entry(self, request: Request) -> Response:
         """GET: the form, for the flow's owner."""
-        user = await self._user(request)
-        if isinstance(user, Response):
-            return user
-        flow = await self._own_flow(request, user)
-        if isinstance(flow, Response):
-            return flow
-        secret = _secret_details(flow)
-        if secret is None:
-            return self._not_found(request)
-        if flow.status.finished:
-            return self._status(request, flow.id, flow.status)
+        found = await self._live_secret_flow(request)
+        if isinstance(found, Response):
+            return found
+        user, flow, secret = found
         try:
             await self._flows.open(flow.id, user=user)
         except FlowError as error:  # finished or gone since we read it
@@ -108,17 +101,10 @@ class Pages:
         if not self._csrf.token_is_valid(request, flow_id, form.get(FIELD_NAME)):
             logger.info("hosted page: refused a POST without a valid CSRF token (flow %s)", flow_id)
             return self._forged(request)
-        user = await self._user(request)
-        if isinstance(user, Response):
-            return user
-        flow = await self._own_flow(request, user)
-        if isinstance(flow, Response):
-            return flow
-        secret = _secret_details(flow)
-        if secret is None:
-            return self._not_found(request)
-        if flow.status.finished:
-            return self._status(request, flow.id, flow.status)
+        found = await self._live_secret_flow(request)
+        if isinstance(found, Response):
+            return found
+        user, flow, secret = found
         action = form.get("action")
         try:
             if action == "decline":
@@ -166,6 +152,24 @@ class Pages:
             return RedirectResponse(login, status_code=303)
         logger.info("hosted page: refused a browser that is not signed in")
         return self._refused(request)
+
+    async def _live_secret_flow(
+        self, request: Request
+    ) -> tuple[str, FlowRecord, _Secret] | Response:
+        """The browser's user, and their live secret flow, or the page to show instead: the
+        same checks in the same order for the form and for what is posted from it."""
+        user = await self._user(request)
+        if isinstance(user, Response):
+            return user
+        flow = await self._own_flow(request, user)
+        if isinstance(flow, Response):
+            return flow
+        secret = _secret_details(flow)
+        if secret is None:
+            return self._not_found(request)
+        if flow.status.finished:
+            return self._status(request, flow.id, flow.status)
+        return user, flow, secret
 
     async def _own_flow(self, request: Request, user: str) -> FlowRecord | Response:
         flow_id = request.path_params["flow_id"]
