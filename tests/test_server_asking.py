@@ -409,6 +409,8 @@ async def test_a_request_state_is_bound_to_the_tool_and_its_arguments() -> None:
 
 async def test_a_request_state_survives_a_restart_with_the_same_key() -> None:
     key = DeploymentKey.generate()
+    # Two MCPServer instances: the restart. Same key and same server name (the SDK's boundary
+    # binds a state to the server's name as its audience, so a renamed server refuses it).
     before, after = booking_server(key), booking_server(key)
     async with Client(before.server, elicitation_callback=_never) as client:
         second = await _first_two_rounds(client, {"n": 3})

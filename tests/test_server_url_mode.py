@@ -12,9 +12,11 @@ store's files: it must be in none of them (DESIGN.md, "Security rules").
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import secrets
+import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -155,6 +157,22 @@ async def test_secret_on_2026_07_28_sdk_client(
     assert_nowhere(sentinel, wire=raw, server_output=server.output(), store=store_bytes(store_path))
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_declined_on_the_page(server: HttpServer, mode: str) -> None:
+    """The person follows the link, then chooses Decline on the page: the tool hears
+    ``Declined`` (2025-11-25: from the flow it waited on; 2026-07-28: on the retry)."""
+    wire = Wire()
+    asked: list[types.ElicitRequestParams] = []
+    with anyio.fail_after(TIMEOUT):
+        async with sdk_client(
+            server, wire, mode=mode, callback=person_who_enters(None, asked)
+        ) as client:
+            assert client.protocol_version == (PUSH if mode == "legacy" else MODERN)
+            text = text_of(await client.call_tool("connect_service", {}))
+    assert text == "declined" and len(asked) == 1
+    assert b"notifications/elicitation/complete" not in wire.data()
+
+
 # -- 2. the same-user rule and CSRF, on the real server ------------------------------------
 
 
@@ -254,6 +272,45 @@ async def test_another_users_browser_and_forged_forms_are_refused(
     assert_nowhere(
         sentinel, wire=wire.data(), server_output=server.output(), store=store_bytes(store_path)
     )
+
+
+async def test_request_state_of_one_user_is_refused_to_another(
+    server: HttpServer, sentinel: str
+) -> None:
+    """2026-07-28: Bob echoing the ``requestState`` Alice's round produced gets -32602,
+    not Alice's flow, not her link, and never her secret."""
+    wire = Wire()
+    with anyio.fail_after(TIMEOUT):
+        async with sdk_client(server, wire, user="alice") as client:
+            asked = await client.session.call_tool("connect_service", {}, allow_input_required=True)
+        assert isinstance(asked, types.InputRequiredResult)
+        assert asked.input_requests is not None and asked.request_state
+        ((question, request),) = asked.input_requests.items()
+        assert isinstance(request, types.ElicitRequest)
+        assert isinstance(request.params, types.ElicitRequestURLParams)
+        async with browser("alice") as person:
+            await person.enter(request.params.url, sentinel)
+        accepted: types.InputResponses = {question: types.ElicitResult(action="accept")}
+        async with sdk_client(server, wire, user="bob") as client:
+            with pytest.raises(MCPError) as raised:
+                await client.session.call_tool(
+                    "connect_service",
+                    {},
+                    input_responses=accepted,
+                    request_state=asked.request_state,
+                    allow_input_required=True,
+                )
+            assert raised.value.error.code == -32602
+        async with sdk_client(server, wire, user="alice") as client:
+            done = await client.session.call_tool(
+                "connect_service",
+                {},
+                input_responses=accepted,
+                request_state=asked.request_state,
+                allow_input_required=True,
+            )
+            assert isinstance(done, types.CallToolResult)
+            assert fingerprint_of(sentinel) in text_of(done)
 
 
 # -- 4. -32042 on the wire, raw JSON-RPC over HTTP ----------------------------------------
@@ -395,6 +452,25 @@ async def test_minus_32042_on_the_wire_then_complete_and_retry(
     assert_nowhere(
         sentinel, wire=wire.data(), server_output=server.output(), store=store_bytes(store_path)
     )
+
+
+async def test_a_flow_deleted_while_its_notice_is_awaited_does_not_stop_the_server(
+    server: HttpServer, store_path: Path
+) -> None:
+    """After a -32042 the server watches the flow to send its completion notice. The flow
+    vanishing from the store under it (an operator's cleanup) costs that notice, not the
+    server: the watcher ran in the server-wide task group, so it used to take the whole
+    process down."""
+    wire = Wire()
+    with anyio.fail_after(TIMEOUT):
+        await start_flow_2025(server, wire)
+        with contextlib.closing(sqlite3.connect(store_path)) as db, db:
+            assert db.execute("DELETE FROM flows").rowcount == 1
+        await anyio.sleep(2.0)  # the watcher polls the store every 0.25 s
+        assert server.process.poll() is None, server.stderr.read_text()[-3000:]
+        async with sdk_client(server, wire, mode="legacy") as client:
+            assert text_of(await client.call_tool("whoami", {})) == user_of_token("alice")
+    assert b"no completion notice will be sent" in server.output()
 
 
 # -- 6. 2026-07-28: never -32042 ------------------------------------------------------------
@@ -622,3 +698,32 @@ async def test_url_draft_is_off_unless_asked(tmp_path: Path, key: str, store_pat
             answer = await peer.request("tools/call", {"name": "connect_later", "arguments": {}})
     assert "result" in answer and answer["result"]["isError"] is True
     assert "error" not in answer
+
+
+async def test_url_draft_blocking_secret_on_stdio(
+    tmp_path: Path, key: str, store_path: Path, sentinel: str
+) -> None:
+    """``secret()`` on the draft pushes ``elicitation/create`` (mode url, elicitationId = the
+    flow id, a loopback URL), waits for the page, and returns only the masked key."""
+    with anyio.fail_after(TIMEOUT):
+        async with stdio_server(
+            tmp_path, key, f"sqlite:///{store_path}", "draft", "--url-draft"
+        ) as peer:
+            await peer.initialize({"elicitation": {"url": {}}})
+            call = await peer.start_request(
+                "tools/call", {"name": "connect_service", "arguments": {}}
+            )
+            pushed = await peer.wait_for(lambda m: m.get("method") == "elicitation/create")
+            params = pushed["params"]
+            assert params["mode"] == "url" and params["message"] == MESSAGE
+            assert params["url"].endswith(f"/elicit/flows/{params['elicitationId']}")
+            await peer.send({"id": pushed["id"], "result": {"action": "accept"}})
+            async with browser(None) as person:
+                await person.enter(params["url"], sentinel)
+            answer = await peer.answer(call)
+    text = answer["result"]["content"][0]["text"]
+    assert text.startswith("connected with ") and fingerprint_of(sentinel) in text
+    assert not any(m.get("method") == "notifications/elicitation/complete" for m in peer.received)
+    output = b"".join(p.read_bytes() for p in (tmp_path / "logs").glob("*.err"))
+    mcp = bytes(peer.raw) + b"".join(peer.sent)
+    assert_nowhere(sentinel, mcp=mcp, server_output=output, store=store_bytes(store_path))

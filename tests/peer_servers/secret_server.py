@@ -381,6 +381,13 @@ class Browser:
         assert answer.status_code == 303, answer.text
         assert answer.headers["location"].endswith("/status")
 
+    async def decline(self, url: str) -> None:
+        """Open the page and choose Decline."""
+        page, token = await self.open(url)
+        assert page.status_code == 200 and token is not None, page.text
+        answer = await self.post(url, {"csrf": token, "action": "decline"})
+        assert answer.status_code == 303, answer.text
+
 
 @asynccontextmanager
 async def browser(user: str | None = "alice", **options: Any) -> AsyncIterator[Browser]:
@@ -407,9 +414,11 @@ def flow_id_of(url: str) -> str:
 ElicitationCallback = ElicitationFnT
 
 
-def person_who_enters(value: str, asked: list[types.ElicitRequestParams]) -> ElicitationCallback:
+def person_who_enters(
+    value: str | None, asked: list[types.ElicitRequestParams]
+) -> ElicitationCallback:
     """An elicitation callback that does what a person would: open the link in a browser,
-    enter ``value`` on the page, and accept."""
+    enter ``value`` on the page (``None``: choose Decline there), and accept the link."""
 
     async def callback(
         context: ClientRequestContext, params: types.ElicitRequestParams
@@ -417,7 +426,10 @@ def person_who_enters(value: str, asked: list[types.ElicitRequestParams]) -> Eli
         asked.append(params)
         assert isinstance(params, types.ElicitRequestURLParams), params
         async with browser() as person:
-            await person.enter(params.url, value)
+            if value is None:
+                await person.decline(params.url)
+            else:
+                await person.enter(params.url, value)
         return types.ElicitResult(action="accept")
 
     return callback

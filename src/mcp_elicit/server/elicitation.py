@@ -14,6 +14,7 @@ It adds to an ``MCPServer``:
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
 import os
 import socket
@@ -187,10 +188,16 @@ class Elicitation:
             async with self.running(serve_pages_on_loopback=True):
                 await self.server.run_stdio_async()
             return
+        if isinstance(self.identity, LocalIdentity) and not _is_loopback(host):
+            raise ValueError(
+                f"LocalIdentity is single-user: serving it on {host!r} would make every "
+                "caller and every browser the same user. Bind to 127.0.0.1, or pass an "
+                "identity that tells users apart (AccessTokenIdentity)"
+            )
         app = self.server.streamable_http_app()
         self.mount(app)
         if self.public_url is None:
-            self.public_url = f"http://{host}:{port}"
+            self.public_url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
         config = uvicorn.Config(app, host=host, port=port, log_level="warning")
         async with self.running():
             await uvicorn.Server(config).serve()
@@ -226,7 +233,18 @@ class Elicitation:
             return
 
         async def watch() -> None:
-            flow = await self.flows.wait(flow_id, timeout=None)
+            # This task runs in the server-wide task group: if it raised, the whole server
+            # would stop. A flow deleted from the store, or a store that is briefly down,
+            # costs only this notice (the client must not count on it anyway).
+            try:
+                flow = await self.flows.wait(flow_id, timeout=None)
+            except Exception:
+                logger.warning(
+                    "flow %s: no completion notice will be sent (reading the flow failed)",
+                    flow_id,
+                    exc_info=True,
+                )
+                return
             if flow.status is FlowStatus.COMPLETED:
                 with contextlib.suppress(Exception):  # the client may be gone by now
                     await session.send_elicit_complete(flow_id)
@@ -256,6 +274,13 @@ class Elicitation:
     def bind_principal(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
         """The user a ``requestState`` is bound to (the identity's, when it has one)."""
         return self.identity.user_of_request(ctx)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def default_store_url() -> str:

@@ -31,6 +31,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -186,6 +187,25 @@ def _create_file(path: Path) -> None:
 _IDENTITY: Final = ("application_id", "user_version")
 
 
+def _prepare_patiently(conn: sqlite3.Connection, path: Path) -> None:
+    """:func:`_prepare`, retried while another process holds the file. Switching to WAL can
+    answer "locked" at once, without SQLite's busy handler (seen with four processes opening
+    a new file together), so the busy timeout alone does not cover it."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            _prepare(conn, path)
+            return
+        except sqlite3.OperationalError as error:
+            if not _is_busy(error) or time.monotonic() + delay > deadline:
+                raise
+            if conn.in_transaction:
+                conn.rollback()
+        time.sleep(delay)  # opening is synchronous and happens once per store
+        delay = min(delay * 2, 0.1)
+
+
 def _prepare(conn: sqlite3.Connection, path: Path) -> None:
     """WAL mode and the schema. Safe when several processes open a new file at once: the
     schema is created inside one IMMEDIATE transaction, the others wait for it and find it."""
@@ -269,7 +289,7 @@ class SQLiteStore:
             # that the inline connection never waits.
             self._conn: sqlite3.Connection | None = _connect(self.path, BUSY_TIMEOUT_S)
             try:
-                _prepare(self._conn, self.path)
+                _prepare_patiently(self._conn, self.path)
             except BaseException:
                 self._conn.close()
                 raise
