@@ -20,6 +20,7 @@ import pydantic
 from mcp.server.mcpserver import Context
 from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import MCPError
+from mcp_types import REQUEST_TIMEOUT
 
 from mcp_elicit.forms import Problem
 from mcp_elicit.protocol import (
@@ -44,7 +45,6 @@ from mcp_elicit.server.questions import (
 
 T = TypeVar("T")
 Fallback = Answer[T] | Callable[[], Answer[T] | Awaitable[Answer[T]]]
-_REQUEST_TIMEOUT = -32001
 
 
 async def ask(
@@ -204,7 +204,7 @@ async def _push(
         try:
             raw = await send_elicitation(ctx, params, timeout=timeout)
         except MCPError as exc:
-            if exc.code == _REQUEST_TIMEOUT:
+            if exc.code == REQUEST_TIMEOUT:
                 return Cancelled("timeout")
             raise CannotAsk(f"the client refused the question: {exc.message}") from exc
         answer = _read_answer(question, message, raw, revision)
@@ -253,7 +253,7 @@ def _in_rounds(
     pinned = rounds.digest(base)
     recorded = round_.answers.get(key)
     if recorded is not None and recorded.get("q") == pinned:
-        return _restore(question, recorded)
+        return rounds.restore(recorded, question.to_value)
     asked = round_.asked.get(key)
     response = round_.responses.get(key)
     tries, note = 0, None
@@ -268,11 +268,12 @@ def _in_rounds(
                 and asked is not None
                 and time.time() > float(asked.get("at", 0)) + timeout
             ):
-                round_.answers[key] = {"q": pinned, "action": "cancel", "reason": "timeout"}
-                return Cancelled("timeout")
+                timed_out = Cancelled("timeout")
+                round_.answers[key] = rounds.record(pinned, timed_out)
+                return timed_out
             answer = _read_answer(question, message, response, revision)
             if not isinstance(answer, list):
-                round_.answers[key] = _record(pinned, answer, response)
+                round_.answers[key] = rounds.record(pinned, answer, response.get("content"))
                 return answer
             if tries >= reask:
                 raise InvalidAnswer(message, answer)
@@ -282,21 +283,6 @@ def _in_rounds(
     if note is not None:
         entry["note"] = note
     raise rounds.AskPending(key, {"method": ELICITATION_CREATE, "params": params}, round_, entry)
-
-
-def _record(pinned: str, answer: Answer[Any], response: Any) -> dict[str, Any]:
-    if isinstance(answer, Accepted):
-        return {"q": pinned, "action": "accept", "content": response.get("content") or {}}
-    return {"q": pinned, "action": "decline" if isinstance(answer, Declined) else "cancel"}
-
-
-def _restore(question: Question[T], recorded: Mapping[str, Any]) -> Answer[T]:
-    action = recorded.get("action")
-    if action == "accept":
-        return Accepted(question.to_value(dict(recorded.get("content") or {})))
-    if action == "decline":
-        return Declined()
-    return Cancelled(recorded.get("reason"))
 
 
 # -- shared ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ and unseals the one the client echoes before we see it.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -65,8 +66,7 @@ class ElicitationMiddleware:
             params = {"mode": "url", "message": required.prompt, "url": required.url}
             request = {"method": ELICITATION_CREATE, "params": params}
             key = round_.next_key("url")
-            entry = {"at": rounds.asked_now()["at"]}
-            return rounds.AskPending(key, request, round_, entry).result()
+            return rounds.AskPending(key, request, round_, {"at": time.time()}).result()
         error = url_required_error(
             [
                 {

@@ -22,12 +22,14 @@ import base64
 import contextvars
 import hashlib
 import json
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp_elicit.protocol import input_required_result
+from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
+
+T = TypeVar("T")
 
 STATE_KEY = "mcp-elicit"
 STATE_VERSION = 1
@@ -129,8 +131,24 @@ def current_round() -> Round | None:
     return _CURRENT.get()
 
 
-def asked_now() -> dict[str, Any]:
-    return {"at": time.time()}
+def record(pinned: str, answer: Answer[Any], content: Any = None) -> dict[str, Any]:
+    """How an outcome is kept in the state: the action, the content the client sent (never the
+    author's value: restoring re-validates the same bytes) and a cancel's reason."""
+    if isinstance(answer, Accepted):
+        return {"q": pinned, "action": "accept", "content": content or {}}
+    if isinstance(answer, Declined):
+        return {"q": pinned, "action": "decline"}
+    return {"q": pinned, "action": "cancel", "reason": answer.reason}
+
+
+def restore(recorded: Mapping[str, Any], value_of: Callable[[dict[str, Any]], T]) -> Answer[T]:
+    """The outcome :func:`record` kept; an accepted one's value made again from its content."""
+    action = recorded.get("action")
+    if action == "accept":
+        return Accepted(value_of(dict(recorded.get("content") or {})))
+    if action == "decline":
+        return Declined()
+    return Cancelled(recorded.get("reason"))
 
 
 def find_pending(group: BaseExceptionGroup[Any]) -> AskPending | None:

@@ -17,11 +17,13 @@ the flow is complete or asks again if it is not.
 from __future__ import annotations
 
 import secrets as _secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
+from mcp_types import REQUEST_TIMEOUT
 from pydantic import SecretStr
 
 from mcp_elicit.protocol import (
@@ -42,8 +44,6 @@ from mcp_elicit.stores import FlowRecord, FlowStatus
 
 if TYPE_CHECKING:
     from mcp_elicit.server.elicitation import Elicitation
-
-_REQUEST_TIMEOUT = -32001
 
 
 class UrlRequired(MCPError):
@@ -215,7 +215,7 @@ async def _push(
     try:
         raw = await send_elicitation(ctx, params, timeout=timeout)
     except MCPError as exc:
-        if exc.code == _REQUEST_TIMEOUT:
+        if exc.code == REQUEST_TIMEOUT:
             return Cancelled("timeout")
         raise CannotAsk(f"the client refused the link: {exc.message}") from exc
     consent = _consent(raw, revision)
@@ -246,7 +246,7 @@ async def _in_rounds(
     pinned = rounds.digest({"pin": pin, "message": message})
     recorded = round_.answers.get(key)
     if recorded is not None and recorded.get("q") == pinned:
-        return _restore(recorded)
+        return rounds.restore(recorded, lambda _: None)
     asked = round_.asked.get(key)
     same = asked is not None and asked.get("q") == pinned
     flow = None
@@ -256,18 +256,19 @@ async def _in_rounds(
     if same and response is not None:
         consent = _consent(response, ProtocolVersion.V2026_07_28)
         if consent is not None:
-            round_.answers[key] = _record(pinned, consent)
+            round_.answers[key] = rounds.record(pinned, consent)
             return consent
         if flow is None:
-            round_.answers[key] = {"q": pinned, "action": "accept"}
-            return Accepted(None)
+            accepted = Accepted(None)
+            round_.answers[key] = rounds.record(pinned, accepted)
+            return accepted
         if flow.status.finished:
             answer = _flow_answer(flow, timed_out=False)
             if not isinstance(answer, Accepted):
-                round_.answers[key] = _record(pinned, answer)
+                round_.answers[key] = rounds.record(pinned, answer)
             return answer  # an accepted flow is looked up again each round, never copied
     params = url_request_params(message, url_of(flow), revision=ProtocolVersion.V2026_07_28)
-    entry: dict[str, Any] = {"q": pinned, "at": rounds.asked_now()["at"]}
+    entry: dict[str, Any] = {"q": pinned, "at": time.time()}
     if flow is not None:
         entry["flow"] = flow.id
     raise rounds.AskPending(key, {"method": ELICITATION_CREATE, "params": params}, round_, entry)
@@ -291,22 +292,6 @@ def _flow_answer(flow: FlowRecord, *, timed_out: bool) -> Answer[Any]:
     if flow.status is FlowStatus.DECLINED:
         return Declined()
     return Cancelled("timeout" if timed_out else "expired")
-
-
-def _record(pinned: str, answer: Answer[Any]) -> dict[str, Any]:
-    if isinstance(answer, Declined):
-        return {"q": pinned, "action": "decline"}
-    reason = answer.reason if isinstance(answer, Cancelled) else None
-    return {"q": pinned, "action": "cancel", "reason": reason}
-
-
-def _restore(recorded: dict[str, Any]) -> Answer[Any]:
-    action = recorded.get("action")
-    if action == "accept":
-        return Accepted(None)
-    if action == "decline":
-        return Declined()
-    return Cancelled(recorded.get("reason"))
 
 
 def _no_url_mode(peer: Peer) -> Exception:
