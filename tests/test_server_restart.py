@@ -86,6 +86,15 @@ class Deployment:
     def output(self) -> bytes:
         return b"".join(p.read_bytes() for p in sorted(self.logs.iterdir()))
 
+    def assert_no_trace_of(self, sentinel: str, wire: Wire) -> None:
+        """The secret is in no MCP message, no server log line, and not in the store files."""
+        assert_nowhere(
+            sentinel,
+            wire=wire.data(),
+            server_output=self.output(),
+            store=store_bytes(self.store_path),
+        )
+
 
 def crash(process: HttpServer) -> None:
     process.kill()
@@ -161,12 +170,7 @@ async def test_a_pending_secret_survives_sigkill_on_2026_07_28(
             assert fingerprint_of(sentinel) in text_of(replay)
     assert flow_id.encode() in wire.data()
     second.stop()
-    assert_nowhere(
-        sentinel,
-        wire=wire.data(),
-        server_output=deployment.output(),
-        store=store_bytes(deployment.store_path),
-    )
+    deployment.assert_no_trace_of(sentinel, wire)
 
 
 async def test_a_pending_minus_32042_survives_sigkill_on_2025_11_25(
@@ -194,12 +198,7 @@ async def test_a_pending_minus_32042_survives_sigkill_on_2025_11_25(
             text = text_of(await client.call_tool("connect_later", {}))
     assert text.startswith("ok: ") and fingerprint_of(sentinel) in text
     second.stop()
-    assert_nowhere(
-        sentinel,
-        wire=wire.data(),
-        server_output=deployment.output(),
-        store=store_bytes(deployment.store_path),
-    )
+    deployment.assert_no_trace_of(sentinel, wire)
 
 
 async def test_a_blocked_secret_call_killed_mid_wait_is_answered_after_restart(
@@ -249,12 +248,7 @@ async def test_a_blocked_secret_call_killed_mid_wait_is_answered_after_restart(
             text = text_of(await client.call_tool("connect_service", {}))
     assert fingerprint_of(sentinel) in text
     second.stop()
-    assert_nowhere(
-        sentinel,
-        wire=wire.data(),
-        server_output=deployment.output(),
-        store=store_bytes(deployment.store_path),
-    )
+    deployment.assert_no_trace_of(sentinel, wire)
 
 
 async def test_another_deployment_key_opens_nothing(
