@@ -157,6 +157,40 @@ async def test_secret_on_2026_07_28_sdk_client(
     assert_nowhere(sentinel, wire=raw, server_output=server.output(), store=store_bytes(store_path))
 
 
+async def test_2026_07_28_secret_waits_for_a_person_still_on_the_page(
+    server: HttpServer, sentinel: str
+) -> None:
+    """The client accepts the link and retries at once, as the SDK's loop does; the person
+    finishes on the page a second later. The held retry returns the tool's result: the link
+    is asked for once, not again while they type."""
+    asked: list[types.ElicitRequestParams] = []
+    links, opened = anyio.create_memory_object_stream[str](1)
+
+    async def accepts_and_opens_later(
+        context: Any, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append(params)
+        assert isinstance(params, types.ElicitRequestURLParams)
+        links.send_nowait(params.url)
+        return types.ElicitResult(action="accept")
+
+    async def person() -> None:
+        url = await opened.receive()
+        await anyio.sleep(1.0)
+        async with browser() as someone:
+            await someone.enter(url, sentinel)
+
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            sdk_client(server, Wire(), callback=accepts_and_opens_later) as client,
+            anyio.create_task_group() as tasks,
+        ):
+            tasks.start_soon(person)
+            text = text_of(await client.call_tool("connect_service", {}))
+    assert text.endswith(f"(sha256 {fingerprint_of(sentinel)}…)")
+    assert len(asked) == 1
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_declined_on_the_page(server: HttpServer, mode: str) -> None:
     """The person follows the link, then chooses Decline on the page: the tool hears
@@ -479,6 +513,9 @@ async def test_a_flow_deleted_while_its_notice_is_awaited_does_not_stop_the_serv
 async def test_2026_07_28_gets_an_input_request_not_minus_32042(
     server: HttpServer, sentinel: str, store_path: Path
 ) -> None:
+    """``secret_required`` on 2026-07-28: an input request, never -32042. The retry that
+    follows "I opened the link" is held while the person is on the page (``url_resume_wait``,
+    20 s here), and answered with the tool's result once they are done."""
     wire = Wire()
     with anyio.fail_after(TIMEOUT):
         async with sdk_client(server, wire) as client:
@@ -494,27 +531,28 @@ async def test_2026_07_28_gets_an_input_request_not_minus_32042(
             assert params.elicitation_id is None
             assert params.url.startswith(server.origin + "/elicit/flows/")
 
-            # Retried before the page is done: asked again (the precondition is checked anew).
             accepted: types.InputResponses = {key: types.ElicitResult(action="accept")}
-            early = await client.session.call_tool(
-                "connect_later",
-                {},
-                input_responses=accepted,
-                request_state=first.request_state,
-                allow_input_required=True,
-            )
-            assert isinstance(early, types.InputRequiredResult)
+            results: list[Any] = []
 
-            async with browser("alice") as person:
-                await person.enter(params.url, sentinel)
-            done = await client.session.call_tool(
-                "connect_later",
-                {},
-                input_responses=accepted,
-                request_state=first.request_state,
-                allow_input_required=True,
-            )
-            assert isinstance(done, types.CallToolResult)
+            async def retry() -> None:
+                results.append(
+                    await client.session.call_tool(
+                        "connect_later",
+                        {},
+                        input_responses=accepted,
+                        request_state=first.request_state,
+                        allow_input_required=True,
+                    )
+                )
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(retry)
+                await anyio.sleep(1.0)  # the retry is in, and held: the page is not done
+                assert results == []
+                async with browser("alice") as person:
+                    await person.enter(params.url, sentinel)
+            (done,) = results
+            assert isinstance(done, types.CallToolResult), done
             assert fingerprint_of(sentinel) in text_of(done)
     raw = wire.data()
     assert b"-32042" not in raw and b"-32604" not in raw
@@ -523,6 +561,47 @@ async def test_2026_07_28_gets_an_input_request_not_minus_32042(
     assert re.search(rb'"inputRequests":\{"[^"]+":\{"method":"elicitation/create"', raw), raw[:2000]
     server.stop()
     assert_nowhere(sentinel, wire=raw, server_output=server.output(), store=store_bytes(store_path))
+
+
+async def test_2026_07_28_a_retry_before_the_page_is_done_gets_the_same_link(
+    tmp_path: Path, key: str, store_path: Path, sentinel: str
+) -> None:
+    """Past ``url_resume_wait`` the link is asked for again: the same flow's link (a new flow
+    per retry would strand what the person is typing on the first page)."""
+    server = start_http(
+        store=f"sqlite:///{store_path}", key=key, logs=tmp_path / "logs", resume_wait=0.3
+    )
+    try:
+        with anyio.fail_after(TIMEOUT):
+            async with sdk_client(server, Wire()) as client:
+
+                async def call(state: str | None, responses: Any) -> Any:
+                    return await client.session.call_tool(
+                        "connect_later",
+                        {},
+                        input_responses=responses,
+                        request_state=state,
+                        allow_input_required=True,
+                    )
+
+                first = await call(None, None)
+                assert isinstance(first, types.InputRequiredResult)
+                ((key_, request),) = first.input_requests.items()
+                accepted = {key_: types.ElicitResult(action="accept")}
+                again = await call(first.request_state, accepted)
+                assert isinstance(again, types.InputRequiredResult), again
+                assert again.input_requests is not None
+                assert again.input_requests[key_].params.url == request.params.url
+                async with browser("alice") as person:
+                    await person.enter(request.params.url, sentinel)
+                done = await call(again.request_state, accepted)
+                assert isinstance(done, types.CallToolResult)
+                assert fingerprint_of(sentinel) in text_of(done)
+        with sqlite3.connect(store_path) as db:
+            (flows,) = db.execute("SELECT count(*) FROM flows").fetchone()
+        assert flows == 1
+    finally:
+        server.stop()
 
 
 # -- 5. the URL-mode draft on stdio: -32604 and elicitation/track ---------------------------

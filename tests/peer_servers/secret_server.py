@@ -129,7 +129,12 @@ class AnyNameTokens:
 
 
 def build(
-    *, store: str, url_draft: bool, auth_port: int | None, user: str
+    *,
+    store: str,
+    url_draft: bool,
+    auth_port: int | None,
+    user: str,
+    resume_wait: float = 20.0,
 ) -> tuple[MCPServer, Elicitation]:
     identity: Identity
     if auth_port is not None:
@@ -146,7 +151,13 @@ def build(
     else:
         server = MCPServer(SERVER_NAME)
         identity = LocalIdentity(user)
-    elicitation = Elicitation(server, store=store, identity=identity, url_draft=url_draft)
+    elicitation = Elicitation(
+        server,
+        store=store,
+        identity=identity,
+        url_draft=url_draft,
+        url_resume_wait=resume_wait,
+    )
 
     @server.tool()
     async def connect_service(ctx: Context) -> str:
@@ -259,6 +270,7 @@ def start_http(
     auth: bool = True,
     name: str = "server",
     timeout: float = 60.0,
+    resume_wait: float | None = None,
 ) -> HttpServer:
     """Start this server on ``127.0.0.1:port`` (a free one by default) and wait until it
     answers HTTP. ``logs`` gets ``<name>.out`` and ``<name>.err``."""
@@ -268,6 +280,8 @@ def start_http(
     command = [sys.executable, str(SCRIPT), "--store", store, "--http", str(chosen)]
     if auth:
         command.append("--auth")
+    if resume_wait is not None:
+        command += ["--resume-wait", str(resume_wait)]
     with stdout.open("ab") as out, stderr.open("ab") as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, env=server_env(key, logs))
     running = HttpServer(process, chosen, stdout, stderr)
@@ -525,6 +539,9 @@ def main() -> None:
     )
     parser.add_argument("--url-draft", action="store_true", help="speak the URL-mode draft")
     parser.add_argument("--user", default="local", help="the LocalIdentity user")
+    parser.add_argument(
+        "--resume-wait", type=float, default=20.0, help="Elicitation(url_resume_wait=...)"
+    )
     args = parser.parse_args()
     if args.auth and args.http is None:
         parser.error("--auth needs --http")
@@ -533,6 +550,7 @@ def main() -> None:
         url_draft=args.url_draft,
         auth_port=args.http if args.auth else None,
         user=args.user,
+        resume_wait=args.resume_wait,
     )
     configure_logging(os.environ.get("SECRET_SERVER_LOG", "WARNING"))
     if args.http is None:

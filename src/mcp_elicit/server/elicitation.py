@@ -35,7 +35,7 @@ from starlette.routing import Mount
 from mcp_elicit.flows import Flows
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.identity import Identity, LocalIdentity
-from mcp_elicit.server.installed import Settings, register
+from mcp_elicit.server.installed import DEFAULT_URL_RESUME_WAIT, Settings, register
 from mcp_elicit.server.keys import DeploymentKey
 from mcp_elicit.server.middleware import ElicitationMiddleware
 from mcp_elicit.server.pages import PAGES_PREFIX, flow_path, hosted_pages
@@ -63,7 +63,9 @@ class Elicitation:
     ``public_url``: the origin the hosted pages are reached at (set by ``run`` when omitted).
     ``request_state_ttl``: how long a 2026-07-28 question waits for its answer (seconds).
     ``flow_ttl``: how long a URL flow stays open. ``url_draft``: also speak the URL-mode
-    draft (SEP-1036) to 2025-06-18 clients that declare URL mode.
+    draft (SEP-1036) to 2025-06-18 clients that declare URL mode. ``url_resume_wait``:
+    on 2026-07-28, how long the retry that follows "I opened the link" is held while the
+    person is still on the page (seconds, default 20) before the link is asked for again.
     """
 
     def __init__(
@@ -77,12 +79,15 @@ class Elicitation:
         request_state_ttl: float = DEFAULT_STATE_TTL,
         flow_ttl: float = DEFAULT_FLOW_TTL,
         url_draft: bool = False,
+        url_resume_wait: float = DEFAULT_URL_RESUME_WAIT,
     ) -> None:
         self.server = server
         self.key = key if key is not None else DeploymentKey.load()
         self.identity: Identity = identity if identity is not None else LocalIdentity()
         self.public_url = public_url.rstrip("/") if public_url else None
-        self.settings = Settings(url_draft=url_draft)
+        if url_resume_wait < 0:
+            raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
+        self.settings = Settings(url_draft=url_draft, url_resume_wait=url_resume_wait)
         self._store_spec = store
         self._store: Store | None = store if not isinstance(store, str | None) else None
         self._flows: Flows | None = None

@@ -16,9 +16,15 @@ if TYPE_CHECKING:
     from mcp_elicit.server.elicitation import Elicitation
 
 
+DEFAULT_URL_RESUME_WAIT = 20.0
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     url_draft: bool = False
+    # 2026-07-28: how long a retry after "I opened the link" is held while the person is
+    # still on the page, before the link is asked for again (see url_mode).
+    url_resume_wait: float = DEFAULT_URL_RESUME_WAIT
 
 
 _DEFAULT = Settings()

@@ -16,7 +16,7 @@ from mcp_elicit.protocol import ProtocolVersion, url_required_error
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.server import rounds
 from mcp_elicit.server.peer import peer_of_request
-from mcp_elicit.server.url_mode import UrlRequired
+from mcp_elicit.server.url_mode import UrlRequired, resume_linked_flow
 
 if TYPE_CHECKING:
     from mcp_elicit.server.elicitation import Elicitation
@@ -35,6 +35,8 @@ class ElicitationMiddleware:
         if ctx.method not in rounds.METHODS:
             return await call_next(ctx)
         round_ = rounds.Round.from_params(ctx.params)
+        if round_.responses:
+            await resume_linked_flow(self._elicitation, round_)
         token = rounds.enter_round(round_)
         try:
             return await call_next(ctx)
@@ -65,8 +67,11 @@ class ElicitationMiddleware:
             # runs the tool again, which checks its own precondition.
             params = {"mode": "url", "message": required.prompt, "url": required.url}
             request = {"method": ELICITATION_CREATE, "params": params}
-            key = round_.next_key("url")
-            return rounds.AskPending(key, request, round_, {"at": time.time()}).result()
+            key = round_.next_key(UrlRequired.INPUT_KEY)
+            asked: dict[str, Any] = {"at": time.time()}
+            if required.flow_id is not None:
+                asked["flow"] = required.flow_id  # sealed: the retry waits on it, reuses it
+            return rounds.AskPending(key, request, round_, asked).result()
         error = url_required_error(
             [
                 {

@@ -40,6 +40,7 @@ from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.installed import installed_on, settings_of
 from mcp_elicit.server.pages import SECRET_PURPOSE
 from mcp_elicit.server.peer import Peer, peer_of
+from mcp_elicit.flows import FlowNotFound
 from mcp_elicit.stores import FlowRecord, FlowStatus
 
 if TYPE_CHECKING:
@@ -54,6 +55,9 @@ class UrlRequired(MCPError):
     on 2026-07-28, which retired the error. ``flow_id``: when the link completes a flow,
     the client is told when it does (2025-11-25: ``notifications/elicitation/complete``).
     """
+
+    # 2026-07-28: the key of the input request the link becomes.
+    INPUT_KEY = "url"
 
     def __init__(
         self,
@@ -157,9 +161,13 @@ async def secret_required(ctx: Context[Any, Any], name: str, message: str) -> Ur
     """
     elicitation = _installed(ctx)
     user = elicitation.user_of(ctx)
-    flow = await elicitation.flows.start(
-        user=user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
-    )
+    # 2026-07-28: the retry after the link runs the tool again. While the flow the link
+    # leads to is still open, send the same link, not a new flow per retry.
+    flow = await _linked_flow(elicitation, rounds.current_round())
+    if flow is None or flow.user != user or flow.details.get("name") != name:
+        flow = await elicitation.flows.start(
+            user=user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
+        )
     return UrlRequired(elicitation.flow_url(flow.id), message, flow_id=flow.id)
 
 
@@ -196,7 +204,7 @@ async def url_question(
         raise _no_url_mode(peer)
     if peer.push_era:
         return await _push(ctx, peer.revision, message, flow_for, url_of, timeout)
-    return await _in_rounds(message, pin, flow_for, url_of)
+    return await _in_rounds(ctx, message, pin, flow_for, url_of)
 
 
 async def _push(
@@ -232,6 +240,7 @@ async def _push(
 
 
 async def _in_rounds(
+    ctx: Context[Any, Any],
     message: str,
     pin: str,
     flow_for: FlowFor | None,
@@ -262,6 +271,7 @@ async def _in_rounds(
             accepted = Accepted(None)
             round_.answers[key] = rounds.record(pinned, accepted)
             return accepted
+        flow = await held_until_finished(_installed(ctx), flow)
         if flow.status.finished:
             answer = _flow_answer(flow, timed_out=False)
             if not isinstance(answer, Accepted):
@@ -272,6 +282,43 @@ async def _in_rounds(
     if flow is not None:
         entry["flow"] = flow.id
     raise rounds.AskPending(key, {"method": ELICITATION_CREATE, "params": params}, round_, entry)
+
+
+async def held_until_finished(elicitation: Elicitation, flow: FlowRecord) -> FlowRecord:
+    """2026-07-28: the client says the person opened the link and retries at once, while
+    they are most likely still on the page. Asking for the link again right away would show
+    them the same prompt a second time; hold the retry (``url_resume_wait``) instead."""
+    wait = elicitation.settings.url_resume_wait
+    if flow.status.finished or wait <= 0:
+        return flow
+    try:
+        return await elicitation.flows.wait(flow.id, timeout=wait)
+    except FlowNotFound:  # swept meanwhile: the caller asks again, with a fresh flow
+        return flow
+
+
+async def resume_linked_flow(elicitation: Elicitation, round_: rounds.Round) -> None:
+    """Before a 2026-07-28 retry that follows a :class:`UrlRequired` link: if the person said
+    they opened it, give its flow ``url_resume_wait`` to finish, so that the tool, run again,
+    finds what the page stored (``stored_secret``) rather than sending the link again."""
+    flow = await _linked_flow(elicitation, round_)
+    response = round_.responses.get(UrlRequired.INPUT_KEY)
+    if flow is None or response is None:
+        return
+    if _consent(response, ProtocolVersion.V2026_07_28) is None:
+        await held_until_finished(elicitation, flow)
+
+
+async def _linked_flow(
+    elicitation: Elicitation, round_: rounds.Round | None
+) -> FlowRecord | None:
+    """The flow a :class:`UrlRequired` link of the last round led to, while it is open."""
+    asked = round_.asked.get(UrlRequired.INPUT_KEY) if round_ is not None else None
+    flow_id = asked.get("flow") if isinstance(asked, dict) else None
+    if not isinstance(flow_id, str):
+        return None
+    flow = await elicitation.flows.get(flow_id)
+    return flow if flow is not None and not flow.status.finished else None
 
 
 def _consent(raw: Any, revision: ProtocolVersion) -> Answer[Any] | None:
