@@ -33,8 +33,9 @@ $(PEERS)/node_modules/.stamp: $(PEERS)/package-lock.json $(PEERS)/package.json
 	cd $(PEERS) && $(NPM) ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
+# `make demo ARGS="--protocol 2025-11-25"` picks the revision (default: the newest).
 demo: setup
-	$(VENV)/bin/mcp-elicit demo
+	$(VENV)/bin/mcp-elicit demo $(ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check src tests bench examples

@@ -185,15 +185,3 @@ def test_the_installed_command_runs(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
-
-
-def test_demo_runs() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "mcp_elicit.cli", "demo"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "a tour of the forms core" in done.stdout
-    assert "[too_short]" in done.stdout and "problems: []" in done.stdout

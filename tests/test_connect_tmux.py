@@ -6,65 +6,19 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.peers import missing
+from tests.tmux_pane import Pane
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = [sys.executable, str(ROOT / "examples" / "booking_server.py")]
 MCP_ELICIT = [sys.executable, "-m", "mcp_elicit"]
-
-
-class Pane:
-    """One tmux session running one command; ``keys`` types, ``wait_for`` reads the screen."""
-
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
-        self.name = f"mcp-elicit-{uuid.uuid4().hex[:8]}"
-        # A tmux server of its own (-L): no race with another test's server shutting down,
-        # and nothing to do with a tmux the person running the tests may have open.
-        self.tmux = ["tmux", "-L", self.name]
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        line = f"cd {shlex.quote(str(ROOT))} && env {exports} {shlex.join(command)}; sleep 60"
-        subprocess.run(
-            [*self.tmux, "new-session", "-d", "-s", self.name, "-x", "160", "-y", "50", line],
-            check=True,
-        )
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *keys], check=True)
-
-    def type(self, text: str) -> None:
-        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "-l", text], check=True)
-        self.keys("Enter")
-
-    def screen(self) -> str:
-        return subprocess.run(
-            [*self.tmux, "capture-pane", "-t", self.name, "-p", "-S", "-200"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-
-    def wait_for(self, text: str, timeout: float = 20.0, *, count: int = 1) -> str:
-        """The screen once ``text`` shows (``count`` times: earlier ones stay in scrollback)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if screen.count(text) >= count:
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never appeared; the screen:\n{screen}")
-            time.sleep(0.1)
-
-    def close(self) -> None:
-        subprocess.run([*self.tmux, "kill-server"], check=False)
 
 
 @pytest.fixture

@@ -54,13 +54,13 @@ async def _session(client: ElicitingClient) -> int:
 
     try:
         async with client:
-            return await _repl(client, PromptSession())
+            return await repl(client, PromptSession())
     except Exception as error:
         print(f"mcp-elicit: {describe_failure(error)}", flush=True)
         return 1
 
 
-async def _repl(client: ElicitingClient, session: Any) -> int:
+async def repl(client: ElicitingClient, session: Any) -> int:
     print(
         f"Connected to {client.server_name} (protocol {client.protocol_version}). "
         "Type 'help' for commands.",

@@ -1,18 +1,125 @@
-"""``mcp-elicit demo``: the showcase."""
+"""``mcp-elicit demo``: the showcase. Hotel MCP (a real server process, on the embedded SQLite
+store) and this terminal as its host: a form, a confirmation, a secret through URL mode and
+the server's own page, then the ``mcp>`` prompt to try anything else."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import webbrowser
+from pathlib import Path
+
+import anyio
+
+from mcp_elicit.cli._host import say
+from mcp_elicit.cli._running import describe_failure
+from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy
+from mcp_elicit.client.connection import PROTOCOL_CHOICES
+from mcp_elicit.urls import UrlPolicy
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    demo = commands.add_parser("demo", help="a walkthrough of what mcp-elicit does")
+    demo = commands.add_parser(
+        "demo",
+        help="the showcase: a demo server and this terminal as its host",
+        description=(
+            "Run Hotel MCP, a demo server, and use it from this terminal: a booking form, a "
+            "confirmation, and an API key entered on the server's own page (URL mode), on "
+            "the protocol revision of your choice. Then the mcp> prompt, as in 'connect'."
+        ),
+    )
+    demo.add_argument(
+        "--protocol",
+        choices=PROTOCOL_CHOICES,
+        default="auto",
+        help="protocol revision to speak (default: auto, the newest: 2026-07-28)",
+    )
+    demo.add_argument(
+        "--store",
+        metavar="URL",
+        help="the server's store (default: sqlite:/// in $XDG_STATE_HOME/mcp-elicit/demo.db)",
+    )
+    demo.add_argument(
+        "--tour",
+        action="store_true",
+        help="instead: a non-interactive tour of the forms core (no server)",
+    )
     demo.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from mcp_elicit.demo import forms_tour
+    if args.tour:
+        from mcp_elicit.demo import forms_tour
 
-    forms_tour.run(sys.stdout)
-    return 0
+        forms_tour.run(sys.stdout)
+        return 0
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        say(
+            "the demo asks you questions, so it needs a terminal; "
+            "for a tour that needs none: mcp-elicit demo --tour"
+        )
+        return 2
+    from mcp_elicit.client.terminal import TerminalRenderer
+    from mcp_elicit.demo.showcase import server_command
+
+    state = _state_dir()
+    store = args.store or f"sqlite:///{state / 'demo.db'}"
+    handler = ElicitationHandler(
+        TerminalRenderer(),
+        # The server's page is on http://127.0.0.1: allowed here, for this local demo only.
+        policy=Policy(url_policy=UrlPolicy(allow_http_loopback=True)),
+        opener=_open_in_browser,
+    )
+    client = ElicitingClient(
+        server_command(store, state / "demo.key"), handler, protocol=args.protocol
+    )
+    return anyio.run(_session, client, store)
+
+
+async def _session(client: ElicitingClient, store: str) -> int:
+    from prompt_toolkit import PromptSession
+
+    from mcp_elicit.cli.connect_command import repl
+    from mcp_elicit.demo.showcase import run_steps
+
+    prompts: PromptSession[str] = PromptSession()
+
+    async def pause(text: str) -> bool:
+        try:
+            await prompts.prompt_async(text)
+        except EOFError:
+            return False
+        return True
+
+    try:
+        async with client:
+            print(
+                f"mcp-elicit demo: {client.server_name}, a real MCP server process, and this "
+                f"terminal as its host.\nProtocol {client.protocol_version}; the server keeps "
+                f"its flows and secrets in {store}.\nEsc cancels a question; Ctrl-D stops.",
+                flush=True,
+            )
+            if await run_steps(client, sys.stdout, pause):
+                print(
+                    "\nYour turn: 'tools' lists Hotel MCP's tools, 'call TOOL {json}' calls "
+                    "one, 'quit' ends the demo.",
+                    flush=True,
+                )
+                await repl(client, prompts)
+            return 0
+    except Exception as error:
+        print(f"mcp-elicit: {describe_failure(error)}", flush=True)
+        return 1
+
+
+def _open_in_browser(url: str) -> None:
+    if not webbrowser.open(url, new=2):
+        print(f"No browser could be started from here: open {url} yourself.", flush=True)
+
+
+def _state_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    path = Path(base) / "mcp-elicit"
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path

@@ -105,6 +105,7 @@ async def choose(
     message: str,
     options: Sequence[str] | Mapping[str, str],
     *,
+    label: str | None = None,
     multiple: bool = False,
     default: str | None = None,
     timeout: float | None = None,
@@ -118,6 +119,7 @@ async def choose(
     message: str,
     options: Sequence[str] | Mapping[str, str],
     *,
+    label: str | None = None,
     multiple: bool,
     default: Sequence[str] | None = None,
     min_items: int | None = None,
@@ -132,6 +134,7 @@ async def choose(
     message: str,
     options: Sequence[str] | Mapping[str, str],
     *,
+    label: str | None = None,
     multiple: bool = False,
     default: str | Sequence[str] | None = None,
     min_items: int | None = None,
@@ -141,7 +144,8 @@ async def choose(
 ) -> Answer[Any]:
     """Ask the person to pick one option (``Answer[str]``) or several (``multiple=True``,
     ``Answer[list[str]]``). ``options`` is a list of values, or a mapping of value → title.
-    Multi-select needs 2025-11-25 or later: on 2025-06-18 it is a ``CannotAsk`` error."""
+    ``label`` names the field (default "Choice" or "Choices"). Multi-select needs 2025-11-25
+    or later: on 2025-06-18 it is a ``CannotAsk`` error."""
     titled = dict(options) if isinstance(options, Mapping) else {o: o for o in options}
     if not titled:
         raise ValueError("choose() needs at least one option")
@@ -149,10 +153,20 @@ async def choose(
         if not isinstance(value, str) or not value:
             raise ValueError(f"option values must be non-empty strings, not {value!r}")
     with_titles = isinstance(options, Mapping)
-    key = (tuple(titled.items()), with_titles, multiple, _hashable(default), min_items, max_items)
+    key = (
+        tuple(titled.items()),
+        with_titles,
+        label,
+        multiple,
+        _hashable(default),
+        min_items,
+        max_items,
+    )
 
     def build() -> Question[Any]:
         prop = _choice_property(titled, with_titles, multiple, default, min_items, max_items)
+        if label is not None:
+            prop["title"] = label
         schema = {"type": "object", "properties": {"choice": prop}, "required": ["choice"]}
         return question_for_schema(schema, lambda content: content["choice"], title="choice")
 

@@ -26,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import REQUEST_TIMEOUT
 from pydantic import SecretStr
 
+from mcp_elicit.flows import FlowNotFound
 from mcp_elicit.protocol import (
     ProtocolVersion,
     missing_capability_error,
@@ -40,7 +41,6 @@ from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.installed import installed_on, settings_of
 from mcp_elicit.server.pages import SECRET_PURPOSE
 from mcp_elicit.server.peer import Peer, peer_of
-from mcp_elicit.flows import FlowNotFound
 from mcp_elicit.stores import FlowRecord, FlowStatus
 
 if TYPE_CHECKING:

@@ -1,0 +1,132 @@
+"""The guided part of ``mcp-elicit demo``: Hotel MCP's tools, one step at a time, each
+introduced before it runs, over a real client session (``ElicitingClient``) and a real
+server process (:mod:`mcp_elicit.demo.hotel_server`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    tool: str
+    intro: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    # Said instead of ``intro`` when the session speaks one of these revisions.
+    intro_for: dict[str, str] = field(default_factory=dict)
+
+
+STEPS: tuple[Step, ...] = (
+    Step(
+        "a form",
+        "book_room",
+        "Hotel MCP asks for your stay with one form: a date, a choice with titles, and\n"
+        "defaults (1 night, a standard room, and no breakfast: a default of False counts too).\n"
+        "Try an arrival date like 2026-13-01 to see a message, then fix it. A second question\n"
+        "asks for extras, several at once.",
+        intro_for={
+            "2025-06-18": "Hotel MCP asks for your stay with one form: a date and a choice with\n"
+            "titles. 2025-06-18 allows defaults on booleans only, so the server sends just\n"
+            "that one, and it has no multi-select: the extras question is skipped, and the\n"
+            "server says so instead of sending something this revision cannot express."
+        },
+    ),
+    Step(
+        "a confirmation",
+        "cancel_booking",
+        "Cancelling cannot be undone, so the server asks first. Answer no to keep the\n"
+        "booking, yes to cancel it; declining or cancelling the question keeps it too.",
+    ),
+    Step(
+        "starting fresh",
+        "forget_weather_key",
+        "So that the next step asks for a key even if an earlier demo stored one.",
+    ),
+    Step(
+        "a secret, through URL mode",
+        "connect_weather",
+        "The weather service needs an API key. A key must not travel through your MCP\n"
+        "client, so the server sends you to its own page instead (on 127.0.0.1). You see\n"
+        "the full link and its domain before anything opens. On the page, type anything\n"
+        "that looks like a key (say demo-key-123) and press Save: the key goes from your\n"
+        "browser to the server, which stores it encrypted in its SQLite store.",
+        intro_for={
+            "2025-06-18": "The weather service needs an API key. 2025-06-18 has no URL mode,\n"
+            "and a key must never be asked for in a form: watch the server refuse, with a\n"
+            "message that says why. (Run the demo with --protocol 2025-11-25 or 2026-07-28\n"
+            "to see the page.)"
+        },
+    ),
+    Step(
+        "the stored secret",
+        "forecast",
+        "This tool uses the stored key: no question this time.",
+        arguments={"city": "Lisbon"},
+    ),
+)
+
+Pause = Callable[[str], Awaitable[bool]]
+"""Shows a prompt and waits; ``False`` when the person wants to stop (Ctrl-D)."""
+
+
+def server_command(store: str, key_file: Path) -> StdioServerParameters:
+    """The demo server as a child process on stdio, with the person's environment."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_elicit.demo.hotel_server", "--store", store, "--key-file", str(key_file)],
+        env=dict(os.environ),
+    )
+
+
+async def run_steps(
+    client: ElicitingClient, out: TextIO, pause: Pause, steps: Sequence[Step] = STEPS
+) -> bool:
+    """Each step: its introduction, a pause, the tool call (the person answers whatever it
+    asks), its result. ``False`` when the person stopped before the end."""
+
+    def say(text: str = "") -> None:
+        print(text, file=out, flush=True)
+
+    revision = client.protocol_version or ""
+    for number, step in enumerate(steps, 1):
+        say()
+        say(f"── Step {number} of {len(steps)}: {step.title} ({step.tool}) ──")
+        say(step.intro_for.get(revision, step.intro))
+        if not await pause(f"Press Enter to call {step.tool}… "):
+            return False
+        say(describe_result(await call(client, step.tool, step.arguments)))
+    return True
+
+
+async def call(client: ElicitingClient, tool: str, arguments: dict[str, Any]) -> Any:
+    """The result, or the error that stands for it (the demo goes on after either)."""
+    try:
+        return await client.call_tool(tool, arguments)
+    except (MCPError, UrlElicitationLoop, TimeoutError) as error:
+        return error
+
+
+def describe_result(result: Any) -> str:
+    if isinstance(result, MCPError):
+        return f"Error {result.code}: {result.message}"
+    if isinstance(result, Exception):
+        return f"Error: {result}"
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    texts = [
+        item["text"] if item.get("type") == "text" else json.dumps(item)
+        for item in dumped.get("content", [])
+    ]
+    head = "Result (error):" if dumped.get("isError") else "Result:"
+    return "\n".join([head, *(f"  {text}" for text in texts)])
