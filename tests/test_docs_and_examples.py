@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import runpy
 import subprocess
@@ -16,8 +18,14 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # Programs that need a peer: the server is started by client_quickstart.py and the client
 # tests, the conformance client by the conformance suite (tests/test_conformance_client.py).
-NEEDS_A_PEER = {"booking_server.py", "conformance_client.py", "conformance_server.py"}
+NEEDS_A_PEER = {
+    "booking_server.py",
+    "conformance_client.py",
+    "conformance_server.py",
+    "server_quickstart.py",
+}
 STANDALONE = [p for p in EXAMPLES if p.name not in NEEDS_A_PEER]
+QUICKSTART = ROOT / "examples" / "server_quickstart.py"
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
@@ -60,3 +68,39 @@ def test_runpy_import_of_examples_has_no_side_effects() -> None:
     # Examples guard their work behind __main__, so tools can import them.
     for example in EXAMPLES:
         runpy.run_path(str(example), run_name="not_main")
+
+
+def test_the_readme_server_quick_start_is_examples_server_quickstart() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"## Quick start: a server that asks\n\n```python\n(.*?)```", readme, re.S)
+    assert found is not None
+    example = (ROOT / "examples" / "server_quickstart.py").read_text(encoding="utf-8")
+    assert example.endswith(found.group(1)), "README and examples/server_quickstart.py differ"
+
+
+@pytest.mark.parametrize("protocol", ["2025-06-18", "2025-11-25", "2026-07-28"])
+def test_the_server_quick_start_asks_and_confirms(protocol: str, tmp_path: Path) -> None:
+    """Through ``mcp-elicit call`` with scripted answers, on every revision; the server's key
+    file and store go to the test's own state directory."""
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path)}
+    env.pop("MCP_ELICIT_KEY", None)
+
+    def call(tool: str, answers: list[dict[str, object]]) -> subprocess.CompletedProcess[str]:
+        file = tmp_path / f"{tool}.json"
+        file.write_text(json.dumps(answers))
+        command = [sys.executable, "-m", "mcp_elicit", "call", tool, "--answers", str(file)]
+        command += ["--protocol", protocol, "--", sys.executable, str(QUICKSTART)]
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+    booked = call(
+        "book", [{"action": "accept", "content": {"guest": "Ada", "arrival": "2026-12-01"}}]
+    )
+    assert booked.returncode == 0, booked.stderr
+    assert "Booked 1 night(s) from 2026-12-01 for Ada." in booked.stdout
+    declined = call("book", [{"action": "decline"}])
+    assert "Nothing booked (Declined())." in declined.stdout, declined.stderr
+    kept = call("cancel", [{"action": "decline"}])
+    assert kept.returncode == 0 and "Kept." in kept.stdout, kept.stderr
+    cancelled = call("cancel", [{"action": "accept", "content": {"confirm": True}}])
+    assert cancelled.returncode == 0 and "Cancelled." in cancelled.stdout, cancelled.stderr
+    assert (tmp_path / "mcp-elicit" / "key").stat().st_mode & 0o777 == 0o600
