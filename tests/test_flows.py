@@ -393,6 +393,20 @@ async def test_waiting_leaves_nothing_behind() -> None:
     assert not wakeups._events and not wakeups._waiters
 
 
+async def test_an_observer_hears_of_each_flow_this_process_finishes(flows: Flows) -> None:
+    """What lets one task watch many flows (the completion notices after -32042) instead
+    of a waiter per flow."""
+    heard: list[str] = []
+    done, declined, opened = [await flows.start(user="alice", purpose="p") for _ in range(3)]
+    with flows.observing_finishes(heard.append):
+        await flows.open(opened.id, user="alice")  # not finished: not heard
+        await flows.complete(done.id, user="alice")
+        await flows.decline(declined.id, user="alice")
+    assert heard == [done.id, declined.id]
+    await flows.complete(opened.id, user="alice")  # after the block: not heard
+    assert heard == [done.id, declined.id]
+
+
 # --- sweeping -------------------------------------------------------------------------------
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime
-import logging
 from typing import Any, Literal
 
 import anyio
@@ -20,6 +19,7 @@ import mcp_types as types
 import pytest
 from fastmcp.client.elicitation import ElicitResult
 from mcp import Client
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.protocol import ElicitationModes
@@ -30,6 +30,7 @@ from mcp_elicit.server import (
     DeploymentKey,
     SecretInForm,
 )
+from mcp_elicit.server.questions import question_for_raw_schema
 from tests.server_support import (
     BOOK,
     ERAS,
@@ -434,33 +435,30 @@ async def test_a_request_state_from_another_key_is_refused() -> None:
 # -- 3. form mode does not ask for secrets ------------------------------------------------------
 
 
-def _causes(error: BaseException | None) -> list[BaseException]:
-    found: list[BaseException] = []
-    while error is not None and error not in found:
-        found.append(error)
-        error = error.__cause__ or error.__context__
-    return found
-
-
 @pytest.mark.parametrize("era", ERAS)
-async def test_a_secret_looking_field_fails_the_call_and_is_never_asked(
-    era: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    with caplog.at_level(logging.ERROR):
-        result, person, _ = await call(era, "store_key", [accept({"api_key": "sk-1"})])
+async def test_a_secret_looking_field_fails_the_call_and_is_never_asked(era: str) -> None:
+    result, person, _ = await call(era, "store_key", [accept({"api_key": "sk-1"})])
     assert result.is_error
     assert person.seen == []  # the form never left the server
-    # An authoring error: the SDK hides its text from the client and logs it for the author.
-    logged = [
-        cause
-        for record in caplog.records
-        if record.exc_info
-        for cause in _causes(record.exc_info[1])
-        if isinstance(cause, SecretInForm)
-    ]
-    assert logged, "the SecretInForm should be in the server log"
-    message = str(logged[0])
-    assert "api_key" in message and "secret()" in message and "NotSecret" in message
+    # An authoring error, but one whose text says what to do: it reaches the tool result
+    # (any exception that is not a ToolError would read only "Error executing tool
+    # store_key"), so whoever sees the failed call can pass it on to the server's author.
+    message = text(result)
+    assert message.startswith("Error executing tool store_key: Credentials.api_key looks like")
+    assert "URL mode" in message and "secret()" in message
+    assert "mcp_elicit.forms.NotSecret()" in message
+    assert "sk-1" not in message
+
+
+async def test_a_secret_looking_field_in_a_raw_schema_is_refused_with_its_own_advice() -> None:
+    schema = {"type": "object", "properties": {"password": {"type": "string"}}}
+    with pytest.raises(SecretInForm) as refused:
+        question_for_raw_schema(schema)
+    # A ToolError for the SDK, still a ValueError (a bad argument to ask) for callers.
+    assert isinstance(refused.value, ToolError) and isinstance(refused.value, ValueError)
+    message = str(refused.value)
+    assert message.startswith("requestedSchema.password looks like a secret")
+    assert "ask with a dataclass or TypedDict" in message
 
 
 @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])

@@ -4,24 +4,37 @@ appears nowhere but in the vault, sealed."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import anyio
 import httpx2
 import pytest
+import uvicorn
+from mcp.server.mcpserver import MCPServer
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import Mount
 
 from mcp_elicit.flows import Flows, FlowStatus
-from mcp_elicit.server.identity import Identity, LocalIdentity
+from mcp_elicit.server import Elicitation
+from mcp_elicit.server.identity import LOCAL_USER, Identity, LocalIdentity
 from mcp_elicit.server.keys import DeploymentKey
-from mcp_elicit.server.pages import PAGES_PREFIX, SECRET_PURPOSE, flow_path, hosted_pages
+from mcp_elicit.server.pages import (
+    PAGES_PREFIX,
+    SECRET_PURPOSE,
+    flow_path,
+    hosted_pages,
+    page_hosts,
+)
 from mcp_elicit.server.pages.body import MAX_BODY_BYTES
 from mcp_elicit.server.pages.csrf import COOKIE_NAME, Csrf
 from mcp_elicit.server.vault import Vault
@@ -125,7 +138,12 @@ def make_site(
     vault = Vault(store, key.derive("vault"))
     csrf_key = key.derive("csrf")
     pages = hosted_pages(
-        flows=flows, vault=vault, identity=identity, csrf_key=csrf_key, server_name=SERVER
+        flows=flows,
+        vault=vault,
+        identity=identity,
+        csrf_key=csrf_key,
+        server_name=SERVER,
+        allowed_hosts=page_hosts(public_url=base_url, loopback_port=None),
     )
     app = Starlette(routes=[Mount(PAGES_PREFIX, app=pages)])
     responses: list[httpx2.Response] = []
@@ -605,3 +623,178 @@ async def test_sentinel_never_leaves_the_vault(
     assert files
     for file in files:
         assert SENTINEL.encode() not in file.read_bytes(), file.name
+
+
+# -- the Host allow-list, on a real loopback server ------------------------------------------
+#
+# DNS rebinding: a page on evil.example makes its name resolve to 127.0.0.1, then fetches and
+# posts to http://evil.example:PORT/elicit/... Its Origin then matches the Host it sends, so
+# the same-origin check passes; only the Host names the wrong server.
+
+EVIL = "evil.example"
+
+
+def _plain_refusal(response: httpx2.Response) -> None:
+    assert response.status_code == 400, (response.status_code, response.text[:200])
+    assert response.headers["content-type"].startswith("text/plain")
+    assert "does not answer to that host name" in response.text
+    assert_security_headers(response)
+
+
+@contextlib.asynccontextmanager
+async def _loopback_pages(
+    monkeypatch: pytest.MonkeyPatch, **options: Any
+) -> AsyncIterator[tuple[Elicitation, int]]:
+    """An Elicitation serving its pages on a loopback port, as a stdio server does."""
+    monkeypatch.delenv("MCP_ELICIT_PAGES_PORT", raising=False)
+    elicitation = Elicitation(
+        MCPServer("hosts"), key=DeploymentKey.generate(), store="memory://", **options
+    )
+    async with elicitation.running(serve_pages_on_loopback=True):
+        assert elicitation.public_url is not None
+        port = urlsplit(elicitation.public_url).port
+        assert port is not None
+        with anyio.fail_after(10):  # serving starts just after the socket is bound
+            while True:
+                try:
+                    await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                    break
+                except OSError:
+                    await anyio.sleep(0.01)
+        yield elicitation, port
+
+
+async def _secret_flow(elicitation: Elicitation) -> str:
+    flow = await elicitation.flows.start(
+        user=LOCAL_USER, purpose=SECRET_PURPOSE, details={"name": "weather-api"}
+    )
+    return flow.id
+
+
+async def test_loopback_pages_answer_only_their_own_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with (
+        _loopback_pages(monkeypatch) as (elicitation, port),
+        httpx2.AsyncClient(timeout=10.0) as http,
+    ):
+        flow_id = await _secret_flow(elicitation)
+        url = elicitation.flow_url(flow_id)
+        assert url.startswith(f"http://127.0.0.1:{port}/")
+
+        for host in (f"{EVIL}:{port}", f"127.0.0.1:{port + 1}", "127.0.0.1", EVIL, "[::2]"):
+            _plain_refusal(await http.get(url, headers={"Host": host}))
+        # Refused before any page code ran: the flow was not even opened.
+        flow = await elicitation.flows.get(flow_id)
+        assert flow is not None and flow.status is FlowStatus.PENDING
+
+        # HTTP/1.0 may leave Host out; that is refused too.
+        stream = await anyio.connect_tcp("127.0.0.1", port)
+        async with stream:
+            await stream.send(f"GET {urlsplit(url).path} HTTP/1.0\r\n\r\n".encode())
+            raw = b""
+            with anyio.fail_after(10):
+                try:
+                    while True:
+                        raw += await stream.receive()
+                except anyio.EndOfStream:
+                    pass
+        assert raw.startswith(b"HTTP/1.1 400"), raw[:100]
+        assert b"frame-ancestors 'none'" in raw
+
+        for host in (
+            f"127.0.0.1:{port}",
+            f"localhost:{port}",
+            f"[::1]:{port}",
+            f"LocalHost:{port}",
+        ):
+            page = await http.get(url, headers={"Host": host})
+            assert page.status_code == 200 and "weather-api" in page.text, host
+            assert_security_headers(page)
+
+
+async def test_a_rebinding_page_cannot_post_even_with_a_valid_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Everything the CSRF checks look at is right, the token and cookie included (taken
+    here from a real visit): only the Host is the attacker's. Without the Host check this
+    post is accepted (303) and the attacker's value lands in the vault."""
+    async with (
+        _loopback_pages(monkeypatch) as (elicitation, port),
+        httpx2.AsyncClient(timeout=10.0) as http,
+    ):
+        flow_id = await _secret_flow(elicitation)
+        url = elicitation.flow_url(flow_id)
+        token = token_in((await http.get(url)).text)
+        attacker = f"{EVIL}:{port}"
+        answer = await http.post(
+            url,
+            data={"csrf": token, "action": "submit", "value": "chosen-by-attacker"},
+            headers={
+                "Host": attacker,
+                "Origin": f"http://{attacker}",
+                "Sec-Fetch-Site": "same-origin",
+            },
+        )
+        _plain_refusal(answer)
+        flow = await elicitation.flows.get(flow_id)
+        assert flow is not None and flow.status is FlowStatus.OPENED
+        assert await elicitation.vault.get(LOCAL_USER, "weather-api") is None
+
+
+@contextlib.asynccontextmanager
+async def _served(app: Starlette) -> AsyncIterator[int]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    web = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off"))
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(lambda: web.serve(sockets=[sock]))
+        with anyio.fail_after(10):
+            while not web.started:
+                await anyio.sleep(0.01)
+        try:
+            yield port
+        finally:
+            web.should_exit = True
+    sock.close()
+
+
+async def test_mounted_pages_answer_to_the_public_url(caplog: pytest.LogCaptureFixture) -> None:
+    """Behind a proxy: the pages mounted in an app on loopback, reached as ``public_url``.
+    The loopback names are not allowed (no ``loopback_port``), and ``public_url`` is read
+    on each request, so setting it after ``mount`` counts."""
+    elicitation = Elicitation(MCPServer("hosts"), key=DeploymentKey.generate(), store="memory://")
+    app = Starlette()
+    elicitation.mount(app)
+    async with _served(app) as port, httpx2.AsyncClient(timeout=10.0) as http:
+        flow_id = await _secret_flow(elicitation)
+        url = f"http://127.0.0.1:{port}{flow_path(flow_id)}"
+
+        with caplog.at_level(logging.WARNING, logger="mcp_elicit.server.pages.hosts"):
+            _plain_refusal(await http.get(url, headers={"Host": "pages.example"}))
+        assert "no Host is allowed yet" in caplog.text
+
+        elicitation.public_url = "https://pages.example"
+        for host in ("pages.example", "pages.example:443", "PAGES.example"):
+            page = await http.get(url, headers={"Host": host})
+            assert page.status_code == 200, host
+            assert_security_headers(page)
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "pages.example:8443", EVIL):
+            _plain_refusal(await http.get(url, headers={"Host": host}))
+    await elicitation.store.aclose()
+
+
+def test_page_hosts() -> None:
+    assert page_hosts(public_url=None, loopback_port=8123) == {
+        "127.0.0.1:8123",
+        "localhost:8123",
+        "[::1]:8123",
+    }
+    assert page_hosts(public_url="http://[::1]:80/", loopback_port=None) == {"[::1]", "[::1]:80"}
+    assert page_hosts(public_url="https://Pages.Example:8443/base", loopback_port=None) == {
+        "pages.example:8443"
+    }
+    assert page_hosts(public_url=None, loopback_port=None) == frozenset()
+    with pytest.raises(ValueError, match="public_url must be an http"):
+        page_hosts(public_url="pages.example", loopback_port=None)

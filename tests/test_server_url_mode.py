@@ -30,6 +30,8 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from mcp_elicit.flows import Flows
+from mcp_elicit.stores import SQLiteStore
 from tests.peer_servers.secret_server import (
     MESSAGE,
     HttpServer,
@@ -500,11 +502,113 @@ async def test_a_flow_deleted_while_its_notice_is_awaited_does_not_stop_the_serv
         await start_flow_2025(server, wire)
         with contextlib.closing(sqlite3.connect(store_path)) as db, db:
             assert db.execute("DELETE FROM flows").rowcount == 1
-        await anyio.sleep(2.0)  # the watcher polls the store every 0.25 s
+        await anyio.sleep(2.5)  # the watcher reads the store once a second
         assert server.process.poll() is None, server.stderr.read_text()[-3000:]
         async with sdk_client(server, wire, mode="legacy") as client:
             assert text_of(await client.call_tool("whoami", {})) == user_of_token("alice")
     assert b"no completion notice will be sent" in server.output()
+
+
+async def minus_32042(raw: RawHttp) -> dict[str, Any]:
+    """``connect_later`` on ``raw``'s session: the one elicitation its -32042 carries."""
+    answer = await raw.request("tools/call", {"name": "connect_later", "arguments": {}})
+    assert answer["error"]["code"] == -32042, answer
+    (item,) = answer["error"]["data"]["elicitations"]
+    return dict(item)
+
+
+async def completion_notices(raw: RawHttp, count: int) -> list[str]:
+    """Wait for ``count`` completion notices on the GET stream; their elicitation ids."""
+
+    def told() -> list[str]:
+        return [
+            m["params"]["elicitationId"]
+            for m in raw.stream
+            if m.get("method") == "notifications/elicitation/complete"
+        ]
+
+    while len(told()) < count:
+        await raw.streamed.wait()
+    return told()
+
+
+async def test_two_flows_completed_elsewhere_are_both_told_on_the_wire(
+    server: HttpServer, store_path: Path
+) -> None:
+    """Two -32042 links outstanding in one session; both flows are completed through the
+    flows API by another instance on the same store (so the server learns it only by
+    reading the store). One watcher serves both, and both notices reach the client."""
+    wire = Wire()
+    raw = RawHttp(server, wire)
+    other = SQLiteStore(store_path)
+    try:
+        with anyio.fail_after(TIMEOUT):
+            await raw.initialize()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(raw.listen)
+                await raw.stream_open.wait()
+                first, second = await minus_32042(raw), await minus_32042(raw)
+                assert first["elicitationId"] != second["elicitationId"]
+                elsewhere = Flows(other)
+                for item in (second, first):
+                    await elsewhere.complete(item["elicitationId"], user=user_of_token("alice"))
+                told = await completion_notices(raw, 2)
+                assert sorted(told) == sorted([first["elicitationId"], second["elicitationId"]])
+                tasks.cancel_scope.cancel()
+    finally:
+        await raw.aclose()
+        await other.aclose()
+    assert server.process.poll() is None
+
+
+async def test_a_decline_on_the_page_is_not_told_and_the_retry_gets_a_fresh_link(
+    server: HttpServer,
+) -> None:
+    """The spec's notice says a URL elicitation "is completed", and a client may retry on it
+    automatically: after a decline that retry would only send the person the link again. So
+    a declined flow gets no notice (docs/url-mode.md); calling the tool again (by hand)
+    answers a fresh -32042, for a new flow."""
+    wire = Wire()
+    raw = RawHttp(server, wire)
+    try:
+        with anyio.fail_after(TIMEOUT):
+            await raw.initialize()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(raw.listen)
+                await raw.stream_open.wait()
+                declined = await minus_32042(raw)
+                async with browser("alice") as person:
+                    await person.decline(declined["url"])
+                    retry = await minus_32042(raw)
+                    assert retry["elicitationId"] != declined["elicitationId"]
+                    assert retry["url"] != declined["url"]
+                    # Completing the new link is the sync point: when its notice is here,
+                    # the watcher has long since seen the decline, finished first.
+                    await person.enter(retry["url"], "sk-not-the-point")
+                assert await completion_notices(raw, 1) == [retry["elicitationId"]]
+                await anyio.sleep(1.5)  # a full read of the store more, for good measure
+                assert await completion_notices(raw, 1) == [retry["elicitationId"]]
+                tasks.cancel_scope.cancel()
+    finally:
+        await raw.aclose()
+
+
+async def test_the_pages_refuse_a_host_name_that_is_not_theirs(server: HttpServer) -> None:
+    """DNS rebinding: a page on another name that resolves to 127.0.0.1 reaches the hosted
+    pages with its own name in ``Host``. The real server answers only its own names."""
+    wire = Wire()
+    with anyio.fail_after(TIMEOUT):
+        item = await start_flow_2025(server, wire)
+        async with browser("alice") as person:
+            for host in (f"evil.example:{server.port}", f"127.0.0.1:{server.port + 1}"):
+                refused = await person.http.get(item["url"], headers={"Host": host})
+                assert refused.status_code == 400, host
+                assert refused.headers["x-frame-options"] == "DENY"
+                assert refused.headers["referrer-policy"] == "no-referrer"
+            for host in (f"127.0.0.1:{server.port}", f"localhost:{server.port}"):
+                page = await person.http.get(item["url"], headers={"Host": host})
+                assert page.status_code == 200, host
+    assert b"refused a request for Host 'evil.example:" in server.output()
 
 
 # -- 6. 2026-07-28: never -32042 ------------------------------------------------------------

@@ -25,7 +25,8 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -163,6 +164,15 @@ class Flows:
                 until_expiry = max(flow.expires_at - self._clock(), 0.0)
                 with anyio.move_on_after(min(self._poll_interval, left, until_expiry)):
                     await woken.wait()
+
+    @contextmanager
+    def observing_finishes(self, observer: Callable[[str], None]) -> Iterator[None]:
+        """While the block runs, call ``observer(flow_id)`` each time *this process*
+        completes or declines a flow (expiry and other instances' changes are seen only by
+        reading the store). For one task watching many flows; ``observer`` must be quick
+        and must not raise."""
+        with self._wakeups.observing(observer):
+            yield
 
     async def sweep(self, *, keep_finished_for: float = 86400.0) -> tuple[int, int]:
         """Expire overdue flows and delete flows finished more than ``keep_finished_for``

@@ -4,7 +4,7 @@ polling; this only makes the local case immediate."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import anyio
@@ -18,6 +18,7 @@ class Wakeups:
     def __init__(self) -> None:
         self._events: dict[str, anyio.Event] = {}
         self._waiters: dict[str, int] = {}
+        self._observers: list[Callable[[str], None]] = []
 
     @contextmanager
     def listening(self, flow_id: str) -> Iterator[None]:
@@ -39,7 +40,20 @@ class Wakeups:
             event = self._events[flow_id] = anyio.Event()
         return event
 
+    @contextmanager
+    def observing(self, observer: Callable[[str], None]) -> Iterator[None]:
+        """Call ``observer(flow_id)`` on every :meth:`notify` while the block runs: for one
+        task that watches many flows, where an event per flow would mean a task per flow.
+        ``observer`` runs inside ``notify``, so it must be quick and must not raise."""
+        self._observers.append(observer)
+        try:
+            yield
+        finally:
+            self._observers.remove(observer)
+
     def notify(self, flow_id: str) -> None:
         event = self._events.pop(flow_id, None)
         if event is not None:
             event.set()
+        for observer in tuple(self._observers):
+            observer(flow_id)

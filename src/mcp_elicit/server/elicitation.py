@@ -33,20 +33,22 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from mcp_elicit.flows import Flows
+from mcp_elicit.server.completions import CompletionWatcher
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.identity import Identity, LocalIdentity
 from mcp_elicit.server.installed import DEFAULT_URL_RESUME_WAIT, Settings, register
 from mcp_elicit.server.keys import DeploymentKey
 from mcp_elicit.server.middleware import ElicitationMiddleware
-from mcp_elicit.server.pages import PAGES_PREFIX, flow_path, hosted_pages
+from mcp_elicit.server.pages import PAGES_PREFIX, flow_path, hosted_pages, page_hosts
 from mcp_elicit.server.tracking import track_handler
 from mcp_elicit.server.vault import Vault
-from mcp_elicit.stores import FlowStatus, Store, open_store
+from mcp_elicit.stores import Store, open_store
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_STATE_TTL = 900.0
 DEFAULT_FLOW_TTL = 600.0
+COMPLETION_TASK = "mcp-elicit completion notices"
 
 
 class Elicitation:
@@ -85,6 +87,10 @@ class Elicitation:
         self.key = key if key is not None else DeploymentKey.load()
         self.identity: Identity = identity if identity is not None else LocalIdentity()
         self.public_url = public_url.rstrip("/") if public_url else None
+        if self.public_url is not None:
+            # Checked here, where the mistake is made, rather than on every page request
+            # (the pages' Host allow-list is read from it).
+            page_hosts(public_url=self.public_url, loopback_port=None)
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
         self.settings = Settings(url_draft=url_draft, url_resume_wait=url_resume_wait)
@@ -94,6 +100,7 @@ class Elicitation:
         self._vault: Vault | None = None
         self._flow_ttl = flow_ttl
         self._tasks: anyio.abc.TaskGroup | None = None
+        self._completions: CompletionWatcher | None = None
         register(server, self)
         self._seal_state_with_deployment_key(request_state_ttl)
         server.middleware.append(ElicitationMiddleware(self))
@@ -141,25 +148,37 @@ class Elicitation:
 
     # -- the hosted pages --------------------------------------------------------------------
 
-    def pages_app(self) -> Starlette:
+    def pages_app(self, *, loopback_port: int | None = None) -> Starlette:
+        """The hosted pages, answering only requests whose ``Host`` names this server:
+        ``public_url``'s host (read on each request, so it may be set after this call) and,
+        with ``loopback_port``, ``127.0.0.1``, ``localhost`` and ``[::1]`` on that port.
+        Any other ``Host`` gets 400: see ``pages/hosts.py`` for why."""
         return hosted_pages(
             flows=self.flows,
             vault=self.vault,
             identity=self.identity,
             csrf_key=self.key.derive("csrf"),
             server_name=self.server.name or "This server",
+            allowed_hosts=lambda: page_hosts(
+                public_url=self.public_url, loopback_port=loopback_port
+            ),
         )
 
-    def mount(self, app: Starlette) -> None:
-        """Serve the hosted pages under ``/elicit`` of ``app`` (the Streamable HTTP app)."""
-        app.router.routes.insert(0, Mount(PAGES_PREFIX, app=self.pages_app()))
+    def mount(self, app: Starlette, *, loopback_port: int | None = None) -> None:
+        """Serve the hosted pages under ``/elicit`` of ``app`` (the Streamable HTTP app).
+        ``loopback_port``: the port ``app`` listens on when it is bound to loopback (see
+        :meth:`pages_app`)."""
+        app.router.routes.insert(
+            0, Mount(PAGES_PREFIX, app=self.pages_app(loopback_port=loopback_port))
+        )
 
     # -- running -----------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
     async def running(self, *, serve_pages_on_loopback: bool = False) -> AsyncIterator[None]:
-        """Background work while the server runs: the flow sweeper, completion notices, and
-        (for a stdio server) the hosted pages on a loopback port."""
+        """Background work while the server runs: the flow sweeper, completion notices (one
+        watcher task, started on the first -32042), and (for a stdio server) the hosted
+        pages on a loopback port."""
         async with anyio.create_task_group() as tasks:
             self._tasks = tasks
             tasks.start_soon(self.flows.run_sweeper)
@@ -169,6 +188,8 @@ class Elicitation:
                 yield
             finally:
                 self._tasks = None
+                # Its sessions belonged to this run; a later run starts a watcher of its own.
+                self._completions = None
                 tasks.cancel_scope.cancel()
         await self.store.aclose()
 
@@ -200,9 +221,9 @@ class Elicitation:
                 "identity that tells users apart (AccessTokenIdentity)"
             )
         app = self.server.streamable_http_app()
-        self.mount(app)
         if self.public_url is None:
             self.public_url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+        self.mount(app, loopback_port=port if _is_loopback(host) else None)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning")
         async with self.running():
             await uvicorn.Server(config).serve()
@@ -218,8 +239,10 @@ class Elicitation:
         port = sock.getsockname()[1]
         if self.public_url is None:
             self.public_url = f"http://127.0.0.1:{port}"
-        app = Starlette(routes=[Mount(PAGES_PREFIX, app=self.pages_app())])
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off")
+        app = Starlette(routes=[Mount(PAGES_PREFIX, app=self.pages_app(loopback_port=port))])
+        config = uvicorn.Config(
+            app, log_config=None, log_level="warning", access_log=False, lifespan="off"
+        )
         server = uvicorn.Server(config)
         task_status.started()
         try:
@@ -227,34 +250,26 @@ class Elicitation:
         finally:
             sock.close()
 
-    def notify_when_complete(self, session: ServerSession, flow_id: str) -> None:
+    def notify_when_complete(
+        self, session: ServerSession, flow_id: str, elicitation_id: str | None = None
+    ) -> bool:
         """2025-11-25: tell the client when the flow behind a -32042 completes, so it can
-        retry. Needs :meth:`running` (``run`` provides it)."""
+        retry; ``elicitation_id`` is the one the error carried (default: the flow id).
+
+        One shared watcher (:mod:`mcp_elicit.server.completions`) serves every such flow,
+        started in :meth:`running`'s task group on first use. Nothing is sent for a flow
+        that is declined or expires (see that module for why). ``False`` when no notice
+        will be sent: not running, or already watching as many flows as it may (logged)."""
         if self._tasks is None:
             logger.warning(
                 "flow %s: no completion notice will be sent (Elicitation is not running)",
                 flow_id,
             )
-            return
-
-        async def watch() -> None:
-            # This task runs in the server-wide task group: if it raised, the whole server
-            # would stop. A flow deleted from the store, or a store that is briefly down,
-            # costs only this notice (the client must not count on it anyway).
-            try:
-                flow = await self.flows.wait(flow_id, timeout=None)
-            except Exception:
-                logger.warning(
-                    "flow %s: no completion notice will be sent (reading the flow failed)",
-                    flow_id,
-                    exc_info=True,
-                )
-                return
-            if flow.status is FlowStatus.COMPLETED:
-                with contextlib.suppress(Exception):  # the client may be gone by now
-                    await session.send_elicit_complete(flow_id)
-
-        self._tasks.start_soon(watch)
+            return False
+        if self._completions is None:
+            self._completions = CompletionWatcher(self.flows)
+            self._tasks.start_soon(self._completions.run, name=COMPLETION_TASK)
+        return self._completions.watch(flow_id, session, elicitation_id or flow_id)
 
     # -- requestState --------------------------------------------------------------------------
 

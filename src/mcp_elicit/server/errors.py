@@ -1,8 +1,9 @@
 """Errors the server side raises, each with the wire shape it becomes.
 
-- :class:`CannotAsk` and :class:`InvalidAnswer` are ``ToolError``\\ s: the SDK turns them into
-  a tool result with ``isError: true`` whose text is ours (after the SDK's
-  ``Error executing tool NAME:`` prefix), so the model and the person learn what went wrong.
+- :class:`CannotAsk`, :class:`InvalidAnswer` and :class:`SecretInForm` are ``ToolError``\\ s:
+  the SDK turns them into a tool result with ``isError: true`` whose text is ours (after the
+  SDK's ``Error executing tool NAME:`` prefix), so the model and the person learn what went
+  wrong. Any other exception reaches the client only as ``Error executing tool NAME``.
 - :class:`UrlRequired` is a protocol error: -32042 (2025-11-25) or -32604 (the URL-mode
   draft) with ``data.elicitations``.
 - A client that lacks a capability on 2026-07-28 gets ``MCPError`` -32021 (built where it
@@ -31,8 +32,15 @@ class InvalidAnswer(ToolError):
         self.problems = tuple(problems)
 
 
-class SecretInForm(ValueError):
-    """A form field looks like it asks for a secret: an authoring error, raised at ``ask``."""
+class SecretInForm(ToolError, ValueError):
+    """A form field looks like it asks for a secret: an authoring error, raised at ``ask``.
+
+    A tool error, so that its text reaches the tool result: it names only the type and the
+    field and says what to do instead (no value exists yet: the question was never sent),
+    and whoever sees the failed call can pass it on to the server's author, who otherwise
+    finds it only in the server log. Still a ``ValueError`` (a bad argument to ``ask``) for
+    code that caught it as one.
+    """
 
 
 def describe_problems(message: str, problems: Sequence[Problem]) -> str:

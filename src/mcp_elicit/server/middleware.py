@@ -85,7 +85,11 @@ class ElicitationMiddleware:
             message=required.message,
         )
         if required.flow_id is not None and revision is ProtocolVersion.V2025_11_25:
-            self._elicitation.notify_when_complete(ctx.session, required.flow_id)
+            # The notice must carry the elicitationId this error carries, which an author
+            # may have chosen apart from the flow id.
+            self._elicitation.notify_when_complete(
+                ctx.session, required.flow_id, required.elicitation_id
+            )
         raise MCPError(error["code"], error["message"], error["data"])
 
 

@@ -71,7 +71,7 @@ def question_for_type(tp: Any) -> Question[Any]:
     """
     name = getattr(tp, "__name__", repr(tp))
     latest = schema_of(tp, revision=_LATEST)
-    refuse_secrets(latest, allowed=_not_secret_fields(tp), where=name)
+    refuse_secrets(latest, allowed=_not_secret_fields(tp), where=name, markable=True)
     adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(tp)
     fill = _needs_none(tp, [f.name for f in fields_of(tp) if not f.required])
 
@@ -110,7 +110,7 @@ def question_for_raw_schema(schema: Mapping[str, Any]) -> Question[dict[str, Any
     def build() -> Question[dict[str, Any]]:
         frozen = copy.deepcopy(dict(schema))
         form = Form.from_schema(frozen)  # InvalidSchema if no revision accepts it
-        refuse_secrets(frozen, allowed=(), where="requestedSchema")
+        refuse_secrets(frozen, allowed=(), where="requestedSchema", markable=False)
 
         def in_revision(revision: str) -> Mapping[str, Any]:
             if not check_schema(frozen, revision=revision):
@@ -134,15 +134,28 @@ def cached_question(
     return typing.cast(Question[T], found)
 
 
-def refuse_secrets(schema: Mapping[str, Any], *, allowed: Sequence[str], where: str) -> None:
-    """Form mode must not ask for secrets: raise :class:`SecretInForm` naming the field."""
+def refuse_secrets(
+    schema: Mapping[str, Any], *, allowed: Sequence[str], where: str, markable: bool
+) -> None:
+    """Form mode must not ask for secrets: raise :class:`SecretInForm` naming the field.
+    ``markable``: the field is a type's, which can be marked ``NotSecret`` (a hand-written
+    ``requestedSchema`` has nowhere to say so)."""
     for problem in lint_schema(dict(schema)):
         if problem.code == "looks_secret" and problem.field not in allowed:
+            if markable:
+                otherwise = (
+                    "If it is not a secret, mark the field "
+                    "Annotated[..., mcp_elicit.forms.NotSecret()]."
+                )
+            else:
+                otherwise = (
+                    "If it is not a secret, ask with a dataclass or TypedDict and mark the "
+                    "field Annotated[..., mcp_elicit.forms.NotSecret()], or rename it."
+                )
             raise SecretInForm(
-                f"{where}.{problem.field} looks like a secret: form mode must not ask for "
-                "passwords, tokens or API keys (they would pass through the client). Ask for "
-                "it with secret() or ask_url(), or mark the field "
-                "Annotated[..., NotSecret()] if it is not one."
+                f"{where}.{problem.field} looks like a secret, and form mode must not ask "
+                "for passwords, tokens or API keys: a form's answer passes through the client. "
+                f"Ask for it in URL mode with secret() or ask_url() instead. {otherwise}"
             )
 
 

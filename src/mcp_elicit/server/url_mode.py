@@ -309,9 +309,7 @@ async def resume_linked_flow(elicitation: Elicitation, round_: rounds.Round) -> 
         await held_until_finished(elicitation, flow)
 
 
-async def _linked_flow(
-    elicitation: Elicitation, round_: rounds.Round | None
-) -> FlowRecord | None:
+async def _linked_flow(elicitation: Elicitation, round_: rounds.Round | None) -> FlowRecord | None:
     """The flow a :class:`UrlRequired` link of the last round led to, while it is open."""
     asked = round_.asked.get(UrlRequired.INPUT_KEY) if round_ is not None else None
     flow_id = asked.get("flow") if isinstance(asked, dict) else None

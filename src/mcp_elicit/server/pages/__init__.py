@@ -3,7 +3,9 @@ reaches the server's tool without ever passing through the MCP client.
 
     app = Starlette(routes=[
         Mount(PAGES_PREFIX, app=hosted_pages(flows=flows, vault=vault, identity=identity,
-                                             csrf_key=key.derive("csrf"), server_name="Acme")),
+                                             csrf_key=key.derive("csrf"), server_name="Acme",
+                                             allowed_hosts=page_hosts(public_url=public_origin,
+                                                                      loopback_port=None))),
         ...
     ])
     url = public_origin + flow_path(flow.id)
@@ -13,6 +15,7 @@ The rules the pages enforce, and why, are written at the top of ``endpoints.py``
 
 from mcp_elicit.server.pages.app import hosted_pages
 from mcp_elicit.server.pages.endpoints import SECRET_PURPOSE
+from mcp_elicit.server.pages.hosts import page_hosts
 from mcp_elicit.server.pages.paths import PAGES_PREFIX, flow_path
 
-__all__ = ["PAGES_PREFIX", "SECRET_PURPOSE", "flow_path", "hosted_pages"]
+__all__ = ["PAGES_PREFIX", "SECRET_PURPOSE", "flow_path", "hosted_pages", "page_hosts"]

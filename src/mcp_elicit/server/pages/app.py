@@ -18,6 +18,7 @@ from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.csrf import Csrf
 from mcp_elicit.server.pages.endpoints import Pages, base_of
 from mcp_elicit.server.pages.headers import SecurityHeaders
+from mcp_elicit.server.pages.hosts import AllowedHosts, HostCheck
 from mcp_elicit.server.vault import Vault
 
 # Read once: the stylesheet is part of the package (see pyproject's wheel build), small, and
@@ -26,7 +27,13 @@ _STYLESHEET = files("mcp_elicit.server.pages").joinpath("static/pages.css").read
 
 
 def hosted_pages(
-    *, flows: Flows, vault: Vault, identity: Identity, csrf_key: bytes, server_name: str
+    *,
+    flows: Flows,
+    vault: Vault,
+    identity: Identity,
+    csrf_key: bytes,
+    server_name: str,
+    allowed_hosts: AllowedHosts,
 ) -> Starlette:
     """The pages for URL-mode flows. Routes are relative to where the app is mounted:
 
@@ -37,6 +44,10 @@ def hosted_pages(
 
     ``csrf_key`` is a key of its own (``DeploymentKey.derive("csrf")``), the same on every
     instance, so that a form served by one instance can be posted to another.
+
+    ``allowed_hosts``: the ``Host`` values the pages answer (``page_hosts(...)``), or a
+    function returning them; any other ``Host`` is refused with 400 (``hosts.py`` says why).
+    Required, so that no way of building the pages leaves them open to DNS rebinding.
     """
     pages = Pages(
         flows=flows, vault=vault, identity=identity, csrf=Csrf(csrf_key), server_name=server_name
@@ -52,7 +63,8 @@ def hosted_pages(
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityHeaders)],
+        # Outermost first: the Host refusal passes through SecurityHeaders like any page.
+        middleware=[Middleware(SecurityHeaders), Middleware(HostCheck, allowed=allowed_hosts)],
         exception_handlers={HTTPException: _http_error},
     )
 
