@@ -150,7 +150,7 @@ def booking_server(
 
     @server.tool()
     async def pick_extras(ctx: Context) -> str:
-        answer = await choose(ctx, "Any extras?", EXTRAS, multiple=True)
+        answer = await choose(ctx, "Any extras?", EXTRAS, label="Extras", multiple=True)
         made.outcomes.append(answer)
         return repr(answer)
 

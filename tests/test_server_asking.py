@@ -147,6 +147,7 @@ async def test_choose_one_titled_option(era: str) -> None:
     assert made.outcomes == [Accepted("ste")]
     assert not result.is_error
     choice = person.seen[0]["requestedSchema"]["properties"]["choice"]
+    assert choice["title"] == "Choice"
     if era == "2025-06-18":  # titles travel as the legacy enumNames there
         assert choice["enum"] == ["std", "ste"] and choice["enumNames"] == ["Standard", "Suite"]
     else:
@@ -163,6 +164,7 @@ async def test_choose_several(era: str) -> None:
     assert made.outcomes == [Accepted(["wifi", "parking"])]
     choice = person.seen[0]["requestedSchema"]["properties"]["choice"]
     assert choice["type"] == "array" and choice["items"]["enum"] == EXTRAS
+    assert choice["title"] == "Extras"  # label=, where the default would be "Choices"
 
 
 async def test_multi_select_cannot_be_asked_on_2025_06_18() -> None:
