@@ -1,0 +1,210 @@
+"""The server the server-side benchmarks (6 and 7) time and weigh, and how to start it.
+
+    .venv/bin/python bench/_server_tools.py                 # stdio, with Elicitation installed
+    .venv/bin/python bench/_server_tools.py --bare          # stdio, the bare SDK server
+    .venv/bin/python bench/_server_tools.py --http PORT     # Streamable HTTP on 127.0.0.1:PORT
+
+One module, two servers: with ``Elicitation(server, key=DeploymentKey.generate(),
+store="memory://")`` installed (ours), or without it (``--bare``: the official SDK's own
+``MCPServer``, untouched, which is what the anchors run on, so that they pay nothing of ours).
+The same tools are registered on both; each returns ``"{n}:{value}"`` for question ``n``:
+
+- ``ours(n)``: ``mcp_elicit.server.ask(ctx, Reply, question(n))`` (needs ``Elicitation`` on
+  2026-07-28);
+- ``sdk_elicit(n)``: the SDK's ``ctx.elicit(question(n), Reply)`` (2025-11-25 only: a server
+  cannot send requests on 2026-07-28);
+- ``sdk_resolve(n)``: the SDK's ``Resolve(Elicit)`` (both eras; the 2026-07-28 anchor);
+- ``pending()``: how many asks are waiting for their answer right now (push era only: on
+  2026-07-28 nothing waits in the server);
+- ``memory(trace)``: after ``gc.collect()``, the bytes ``tracemalloc`` holds (``trace=True``
+  starts tracing first, so later calls count what was allocated since and is still alive),
+  the resident set size and the number of live asyncio tasks, as JSON.
+
+Question ``n``'s message is ``"Question {n}?"``; the client answers ``{"value": "answer-<n>"}``
+(``number_of`` / ``reply_for``, as for the client benchmarks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+from mcp.client.stdio import StdioServerParameters
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from pydantic import BaseModel, Field
+
+from mcp_elicit.server import Accepted, DeploymentKey, Elicitation, ask
+
+SCRIPT = Path(__file__).resolve()
+SERVER_NAME = "asking-server"
+
+
+class Reply(BaseModel):
+    value: str = Field(title="Your answer", min_length=1, max_length=64)
+
+
+def question(n: int) -> str:
+    return f"Question {n}?"
+
+
+def number_of(message: str) -> int:
+    """``n`` back from :func:`question`'s message (what the client answers with)."""
+    return int(message.removeprefix("Question ").removesuffix("?"))
+
+
+def reply_for(n: int) -> str:
+    """The answer the client gives to question ``n``, and the server echoes."""
+    return f"answer-{n}"
+
+
+def _rss() -> int:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+_waiting = 0
+
+
+async def ours(n: int, ctx: Context) -> str:
+    """One form question with mcp_elicit's ``ask``."""
+    global _waiting
+    _waiting += 1
+    try:
+        answer = await ask(ctx, Reply, question(n))
+    finally:
+        _waiting -= 1
+    if isinstance(answer, Accepted):
+        return f"{n}:{answer.value.value}"
+    return f"{n}:{answer!r}"
+
+
+async def sdk_elicit(n: int, ctx: Context) -> str:
+    """One form question with the SDK's ``ctx.elicit`` (2025-11-25)."""
+    global _waiting
+    _waiting += 1
+    try:
+        result = await ctx.elicit(question(n), Reply)
+    finally:
+        _waiting -= 1
+    if isinstance(result, AcceptedElicitation):
+        return f"{n}:{result.data.value}"
+    return f"{n}:{result.action}"
+
+
+async def _elicit(n: int) -> Elicit[Reply]:
+    # async on purpose: the SDK runs a plain-function resolver in a worker thread, which
+    # would make the anchor slower than it need be.
+    return Elicit(question(n), Reply)
+
+
+async def sdk_resolve(n: int, reply: Annotated[ElicitationResult[Reply], Resolve(_elicit)]) -> str:
+    """One form question with the SDK's ``Resolve(Elicit)`` (both eras)."""
+    if isinstance(reply, AcceptedElicitation):
+        return f"{n}:{reply.data.value}"
+    return f"{n}:{reply.action}"
+
+
+async def pending() -> int:
+    """How many ``ours`` / ``sdk_elicit`` calls are waiting for an answer now."""
+    return _waiting
+
+
+async def memory(trace: bool = False) -> str:
+    """After a full collection: traced bytes, RSS bytes and live tasks, as JSON."""
+    if trace:
+        tracemalloc.stop()
+        tracemalloc.start()
+    gc.collect()
+    traced = tracemalloc.get_traced_memory()[0] if tracemalloc.is_tracing() else None
+    return json.dumps({"traced": traced, "rss": _rss(), "tasks": len(asyncio.all_tasks())})
+
+
+def build_server(*, bare: bool) -> MCPServer:
+    """The server, with ``Elicitation`` installed unless ``bare``."""
+    server = MCPServer(SERVER_NAME, log_level="WARNING")
+    if not bare:
+        Elicitation(server, key=DeploymentKey.generate(), store="memory://")
+    for tool in (ours, sdk_elicit, sdk_resolve, pending, memory):
+        server.tool()(tool)
+    return server
+
+
+# -- starting it ------------------------------------------------------------------------
+
+
+def _args(*, bare: bool) -> list[str]:
+    return [str(SCRIPT), *(["--bare"] if bare else [])]
+
+
+def stdio_params(*, bare: bool) -> StdioServerParameters:
+    """This server as a stdio subprocess (``mcp.Client`` starts and stops it)."""
+    return StdioServerParameters(
+        command=sys.executable, args=_args(bare=bare), env=dict(os.environ)
+    )
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server(*, bare: bool, timeout: float = 30.0) -> Iterator[str]:
+    """Run this server over Streamable HTTP in a subprocess; yield its URL; stop it after."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, *_args(bare=bare), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the HTTP server exited with status {process.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the HTTP server did not listen on {port}") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--bare", action="store_true", help="no Elicitation: the SDK alone")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP")
+    args = parser.parse_args()
+    server = build_server(bare=args.bare)
+    if args.http is None:
+        server.run("stdio")
+    else:
+        server.run("streamable-http", port=args.http)
+
+
+if __name__ == "__main__":
+    main()
