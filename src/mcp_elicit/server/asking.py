@@ -263,8 +263,9 @@ def _in_rounds(
         )
     key = round_.next_key(key)
     revision = ProtocolVersion.V2026_07_28
-    base = form_request_params(message, schema, revision=revision)
-    pinned = rounds.digest(base)
+    # The same digest as of form_request_params(...) for this revision, without its deep
+    # copy of the schema: this runs for every ask on every round, answered ones included.
+    pinned = rounds.digest({"mode": "form", "message": message, "requestedSchema": schema})
     recorded = round_.answers.get(key)
     if recorded is not None and recorded.get("q") == pinned:
         return rounds.restore(recorded, question.to_value)
@@ -292,7 +293,7 @@ def _in_rounds(
             if tries >= reask:
                 raise InvalidAnswer(message, answer)
             tries, note = tries + 1, retry_message(message, answer)
-    params = base if note is None else form_request_params(note, schema, revision=revision)
+    params = form_request_params(message if note is None else note, schema, revision=revision)
     entry: dict[str, Any] = {"q": pinned, "at": time.time(), "try": tries}
     if note is not None:
         entry["note"] = note
