@@ -87,9 +87,13 @@ class Result:
         met = self.met
         return "info" if met is None else ("OK" if met else "MISSED")
 
+    def describe(self) -> str:
+        """The ratio in words (a result that is not a speed says it its own way)."""
+        return describe_ratio(self.ratio)
+
     def line(self) -> str:
         target = "no target" if self.target is None else f"target >= {fmt_ratio(self.target)}"
-        text = f"{self.claim}: {describe_ratio(self.ratio)} ({target}) {self.status}"
+        text = f"{self.claim}: {self.describe()} ({target}) {self.status}"
         return f"{text}; {self.note}" if self.note else text
 
 

@@ -287,6 +287,11 @@ class MemoryResult(Result):
 
     detail: str = ""
 
+    def describe(self) -> str:
+        if self.target is not None:
+            return f"{fmt_ratio(self.ratio)} under the limit"
+        return f"anchor holds {fmt_ratio(self.ratio)} as much"
+
     def line(self) -> str:
         return f"{self.claim}: {self.detail} {self.status}"
 

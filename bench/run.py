@@ -19,7 +19,7 @@ import time
 import traceback
 from pathlib import Path
 
-from _timing import DEFAULT_LOOP_MS, DEFAULT_REPEATS, Result, describe_ratio, fmt_ns, fmt_ratio
+from _timing import DEFAULT_LOOP_MS, DEFAULT_REPEATS, Result, fmt_ns, fmt_ratio
 
 BENCH_DIR = Path(__file__).resolve().parent
 PACKAGES = ("mcp-elicit", "mcp", "pydantic", "pydantic-core", "jsonschema", "fastjsonschema")
@@ -43,7 +43,7 @@ def _summary(results: list[Result]) -> None:
             r.claim,
             fmt_ns(r.ours.median),
             fmt_ns(r.anchor.median),
-            describe_ratio(r.ratio),
+            r.describe(),
             "-" if r.target is None else f">= {fmt_ratio(r.target)}",
             r.status,
         )
