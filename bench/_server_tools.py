@@ -28,16 +28,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
 import tracemalloc
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
@@ -48,6 +44,9 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel, Field
 
 from mcp_elicit.server import Accepted, DeploymentKey, Elicitation, ask
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.peer_servers import numbered_server
 
 SCRIPT = Path(__file__).resolve()
 SERVER_NAME = "asking-server"
@@ -157,41 +156,9 @@ def stdio_params(*, bare: bool) -> StdioServerParameters:
     )
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def http_server(*, bare: bool, timeout: float = 30.0) -> Iterator[str]:
+def http_server(*, bare: bool, timeout: float = 30.0) -> AbstractContextManager[str]:
     """Run this server over Streamable HTTP in a subprocess; yield its URL; stop it after."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, *_args(bare=bare), "--http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the HTTP server exited with status {process.returncode}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the HTTP server did not listen on {port}") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    return numbered_server.http_server(timeout, command=[sys.executable, *_args(bare=bare)])
 
 
 def main() -> None:

@@ -27,7 +27,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -153,11 +153,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(timeout: float = 30.0) -> Iterator[str]:
-    """Run this server over Streamable HTTP in a subprocess; yield its URL; kill it after."""
+def http_server(timeout: float = 30.0, *, command: Sequence[str] = ()) -> Iterator[str]:
+    """Run this server (or ``command``, a script that takes ``--http PORT`` too) over
+    Streamable HTTP in a subprocess; yield its URL; stop it after."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, str(SCRIPT), "--http", str(port)],
+        [*(command or [sys.executable, str(SCRIPT)]), "--http", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

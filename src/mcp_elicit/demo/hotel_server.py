@@ -23,12 +23,12 @@ import itertools
 import os
 from dataclasses import dataclass
 from datetime import date, timedelta
-from enum import Enum
 from typing import Annotated, Any
 
 import annotated_types as at
 from mcp.server.mcpserver import Context, MCPServer
 
+from mcp_elicit.demo.forms_tour import Room  # the tour's rooms: one hotel
 from mcp_elicit.forms import Description, Title
 from mcp_elicit.server import (
     Accepted,
@@ -54,13 +54,6 @@ KEY_MESSAGE = (
 )
 EXTRAS = {"parking": "Parking", "late-checkout": "Late checkout", "crib": "Baby crib"}
 PRICES = {"std": 90, "sea": 130, "ste": 210}
-
-
-class Room(Enum):
-    __titles__ = {"std": "Standard room", "sea": "Sea view", "ste": "Suite"}
-    STANDARD = "std"
-    SEA_VIEW = "sea"
-    SUITE = "ste"
 
 
 @dataclass
