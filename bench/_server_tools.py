@@ -41,7 +41,6 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
-from pydantic import BaseModel, Field
 
 from mcp_elicit.server import Accepted, DeploymentKey, Elicitation, ask
 
@@ -52,22 +51,11 @@ SCRIPT = Path(__file__).resolve()
 SERVER_NAME = "asking-server"
 
 
-class Reply(BaseModel):
-    value: str = Field(title="Your answer", min_length=1, max_length=64)
-
-
-def question(n: int) -> str:
-    return f"Question {n}?"
-
-
-def number_of(message: str) -> int:
-    """``n`` back from :func:`question`'s message (what the client answers with)."""
-    return int(message.removeprefix("Question ").removesuffix("?"))
-
-
-def reply_for(n: int) -> str:
-    """The answer the client gives to question ``n``, and the server echoes."""
-    return f"answer-{n}"
+# The same question, answer and numbering as the client benchmarks' server.
+Reply = numbered_server.Reply
+question = numbered_server.question
+number_of = numbered_server.number_of
+reply_for = numbered_server.reply_for
 
 
 def _rss() -> int:
