@@ -11,7 +11,7 @@ NPM ?= npm
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup peers demo test lint typecheck pytest bench clean
+.PHONY: setup peers browser demo test lint typecheck pytest bench screenshots clean
 
 setup: $(VENV)/.synced
 
@@ -34,6 +34,17 @@ $(PEERS)/node_modules/.stamp: $(PEERS)/package-lock.json $(PEERS)/package.json
 	touch $@
 
 # `make demo ARGS="--protocol 2025-11-25"` picks the revision (default: the newest).
+# A real headless Chromium for the browser tests: Debian's chromium package (Playwright's own
+# browser download does not work here). Installed with apt-get when missing and we are root.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { \
+	  [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  { apt-get install -y -q chromium >/dev/null || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; }; } || { \
+	  echo "make browser: $(CHROMIUM) is missing; install Debian's chromium (apt-get install chromium)" >&2; \
+	  exit 1; }
+
 demo: setup
 	$(VENV)/bin/mcp-elicit demo $(ARGS)
 
@@ -44,7 +55,7 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy --strict src
 
-pytest: setup peers
+pytest: setup peers browser
 	$(PY) -m pytest
 
 test: lint typecheck pytest
@@ -53,6 +64,10 @@ test: lint typecheck pytest
 # examples/conformance_client.py (also part of `make test`).
 conformance: setup peers
 	$(VENV)/bin/pytest -q tests/test_conformance_server.py tests/test_conformance_client.py
+
+# The pictures in docs/ come from the browser tests: this runs them writing into docs/images.
+screenshots: setup peers browser
+	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q tests/test_browser_*.py
 
 bench: setup
 	$(PY) bench/run.py
