@@ -59,7 +59,7 @@ SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
 }
 REFUSED = "This link was not made for you"
-FORGED = "did not come from this page or has expired; reload it"
+FORGED = "This form could not be accepted"
 
 
 class Clock:
@@ -250,14 +250,40 @@ async def test_the_page_is_plain_accessible_html(site: Site) -> None:
     assert sheet["href"] == f"{PAGES_PREFIX}/static/pages.css"
     css = await site.client.get(str(sheet["href"]))
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
-    assert ":focus-visible" in css.text
+    assert ":focus-visible" in css.text and "prefers-color-scheme: dark" in css.text
+    (icon,) = tags.find("link", rel="icon")
+    svg = await site.client.get(str(icon["href"]))
+    assert svg.status_code == 200 and svg.headers["content-type"] == "image/svg+xml"
+    assert (await site.client.get(f"{PAGES_PREFIX}/static/nothing.css")).status_code == 404
+    # The server's name heads the page; the field's help is linked to it.
+    assert tags.find("header") and SERVER in page.text
+    assert field["aria-describedby"] == "secret-help" and tags.find("p", id="secret-help")
+    # A same-origin referrer policy for the page itself, so that a browser's form post
+    # carries the real Origin (``no-referrer`` makes it "null", which csrf.py refuses).
+    (referrer,) = tags.find("meta", name="referrer")
+    assert referrer["content"] == "same-origin"
 
 
 async def test_everything_from_the_flow_is_escaped(site: Site) -> None:
-    flow_id = await site.start(message='<script>alert(1)</script> & "quotes"', label="<b>key</b>")
+    flow_id = await site.start(
+        message='<script>alert(1)</script> & "quotes"', label="<b>key</b>", client="<i>app</i>"
+    )
     page = await site.client.get(flow_path(flow_id), headers=ALICE)
-    assert "<script>" not in page.text and "<b>" not in page.text
+    assert "<script>" not in page.text and "<b>" not in page.text and "<i>" not in page.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;" in page.text
+    assert "&lt;i&gt;app&lt;/i&gt; does not see it" in page.text
+
+
+async def test_the_page_names_the_app_to_go_back_to(site: Site) -> None:
+    """A flow's ``client`` detail, when it has one, is the app the person came from."""
+    flow_id = await site.start(label="Weather API key", client="Claude")
+    token = await site.form_token(flow_id, ALICE)
+    answer = await site.post(flow_id, {"csrf": token, "action": "submit", "value": "v"}, ALICE)
+    done = await site.client.get(answer.headers["location"], headers=ALICE)
+    assert "<h1>Saved</h1>" in done.text
+    assert f"{SERVER} has your Weather API key now" in done.text
+    assert "go back to Claude." in done.text
+    assert "<title>Saved \N{EN DASH} Acme Weather</title>" in done.text
 
 
 async def test_csrf_cookie_attributes(site_for: Callable[..., Site]) -> None:
@@ -347,6 +373,12 @@ async def test_a_browser_that_is_not_signed_in_is_sent_to_sign_in(
     page = await site.client.get(flow_path(flow_id))
     assert page.status_code == 303 and page.headers["location"] == "https://login.example/start"
     assert await site.status_of(flow_id) is FlowStatus.PENDING
+    # Signed in as someone else: refused, with the way to sign in with another account.
+    other = await site.client.get(flow_path(flow_id), headers=BOB)
+    assert other.status_code == 403 and REFUSED in other.text
+    assert len(Tags(other.text).find("a", href="https://login.example/start")) == 1
+    assert "Sign in with another account" in other.text
+    assert "weather-api" not in other.text
 
 
 # -- forgery ---------------------------------------------------------------------------------
@@ -359,6 +391,9 @@ async def test_forged_token_is_refused(site: Site) -> None:
     for bad in (forged, "", "ünïcode"):
         answer = await site.post(flow_id, {"csrf": bad, "action": "submit", "value": "v"}, ALICE)
         assert answer.status_code == 403 and FORGED in answer.text
+        # The way back is the address that was posted to; nothing about the flow is shown.
+        assert Tags(answer.text).find("a", href=flow_path(flow_id))
+        assert "weather-api" not in answer.text and "forecasts" not in answer.text
     missing = await site.post(flow_id, {"action": "decline"}, ALICE)
     assert missing.status_code == 403
     assert await site.status_of(flow_id) is FlowStatus.OPENED
@@ -439,6 +474,7 @@ async def test_empty_value_shows_the_form_again_without_echo(site: Site) -> None
             flow_id, {"csrf": token, "action": "submit", "value": empty}, ALICE
         )
         assert answer.status_code == 422
+        assert "<title>Error: " in answer.text  # said first, as the page loads
         tags = Tags(answer.text)
         (field,) = tags.find("input", type="password")
         assert "value" not in field and field["aria-invalid"] == "true"
@@ -538,9 +574,10 @@ async def test_body_limit(site: Site) -> None:
 
 async def test_router_errors_are_pages_with_headers(site: Site) -> None:
     missing = await site.client.get(f"{PAGES_PREFIX}/nowhere")
-    assert missing.status_code == 404 and "<main>" in missing.text
+    assert missing.status_code == 404 and Tags(missing.text).find("main")
+    assert "Nothing here" in missing.text
     wrong = await site.client.delete(flow_path("x"))
-    assert wrong.status_code == 405 and "<main>" in wrong.text
+    assert wrong.status_code == 405 and Tags(wrong.text).find("main")
 
 
 class BrokenIdentity(HeaderIdentity):

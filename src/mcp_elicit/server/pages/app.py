@@ -21,9 +21,13 @@ from mcp_elicit.server.pages.headers import SecurityHeaders
 from mcp_elicit.server.pages.hosts import AllowedHosts, HostCheck
 from mcp_elicit.server.vault import Vault
 
-# Read once: the stylesheet is part of the package (see pyproject's wheel build), small, and
-# never changes while the server runs.
-_STYLESHEET = files("mcp_elicit.server.pages").joinpath("static/pages.css").read_bytes()
+# Read once: these files are part of the package (the wheel takes the whole package
+# directory), small, and never change while the server runs. The icon is there so that the
+# tab shows whose page it is, and so that browsers do not ask the server's root for one.
+_STATIC = {
+    name: (files("mcp_elicit.server.pages").joinpath(f"static/{name}").read_bytes(), kind)
+    for name, kind in (("pages.css", "text/css; charset=utf-8"), ("icon.svg", "image/svg+xml"))
+}
 
 
 def hosted_pages(
@@ -40,7 +44,7 @@ def hosted_pages(
     - ``GET  /flows/{flow_id}``: the secret-entry page (opens the flow)
     - ``POST /flows/{flow_id}``: submit the secret, or decline
     - ``GET  /flows/{flow_id}/status``: where the flow stands
-    - ``GET  /static/pages.css``: the stylesheet
+    - ``GET  /static/pages.css``, ``GET /static/icon.svg``: the stylesheet and the tab's icon
 
     ``csrf_key`` is a key of its own (``DeploymentKey.derive("csrf")``), the same on every
     instance, so that a form served by one instance can be posted to another.
@@ -56,35 +60,53 @@ def hosted_pages(
         Route("/flows/{flow_id}", pages.entry, methods=["GET"]),
         Route("/flows/{flow_id}", pages.submit, methods=["POST"]),
         Route("/flows/{flow_id}/status", pages.status, methods=["GET"]),
-        Route("/static/pages.css", _stylesheet, methods=["GET"]),
+        Route("/static/{name}", _static, methods=["GET"]),
         # OAuth callbacks go here (a later issue): e.g. ``GET /oauth/{provider}/callback``,
         # with the same Identity same-user check as the secret page. Every route added to
         # this list gets the security headers and the error pages below.
     ]
+    errors = _ErrorPages(server_name)
     return Starlette(
         routes=routes,
         # Outermost first: the Host refusal passes through SecurityHeaders like any page.
-        middleware=[Middleware(SecurityHeaders), Middleware(HostCheck, allowed=allowed_hosts)],
-        exception_handlers={HTTPException: _http_error},
+        middleware=[
+            Middleware(SecurityHeaders, server_name=server_name),
+            Middleware(HostCheck, allowed=allowed_hosts),
+        ],
+        exception_handlers={HTTPException: errors.http_error},
     )
 
 
-async def _stylesheet(request: Request) -> Response:
-    return Response(_STYLESHEET, media_type="text/css; charset=utf-8")
+async def _static(request: Request) -> Response:
+    found = _STATIC.get(request.path_params["name"])
+    if found is None:
+        raise HTTPException(404)
+    content, kind = found
+    return Response(content, media_type=kind)
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
-    """The router's own refusals (no such page, wrong method) as pages, not bare text."""
-    assert isinstance(exc, HTTPException)
-    base = base_of(request)
-    if exc.status_code == 404:
-        page = html.not_found_page(base=base)
-    elif exc.status_code == 405:
-        page = html.problem_page(
-            base=base, title="Not allowed", message="This address does not take that method."
-        )
-    else:
-        page = html.problem_page(
-            base=base, title="Bad request", message="This request could not be handled."
-        )
-    return HTMLResponse(page, status_code=exc.status_code, headers=exc.headers)
+class _ErrorPages:
+    def __init__(self, server_name: str) -> None:
+        self._server_name = server_name
+
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        """The router's own refusals (no such page, wrong method) as pages, not bare text."""
+        assert isinstance(exc, HTTPException)
+        base, name = base_of(request), self._server_name
+        if exc.status_code == 404:
+            page = html.not_found_page(base=base, server_name=name)
+        elif exc.status_code == 405:
+            page = html.problem_page(
+                base=base,
+                server_name=name,
+                title="Not allowed",
+                message="This address does not take that method.",
+            )
+        else:
+            page = html.problem_page(
+                base=base,
+                server_name=name,
+                title="Bad request",
+                message="This request could not be handled.",
+            )
+        return HTMLResponse(page, status_code=exc.status_code, headers=exc.headers)

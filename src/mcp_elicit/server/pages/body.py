@@ -31,7 +31,9 @@ class FormRefused(Exception):
 # Functions, not shared instances: re-raising one instance would chain every traceback
 # onto it and keep each request's frames (and the body in them) alive.
 def _too_large() -> FormRefused:
-    return FormRefused(413, "Too much data", "This form sends far less than that.")
+    return FormRefused(
+        413, "Too much data", "That is far more than this form takes: check what you pasted."
+    )
 
 
 def _not_a_form() -> FormRefused:

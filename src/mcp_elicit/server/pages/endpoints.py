@@ -18,6 +18,10 @@ The rules, and why:
 - A successful POST answers ``303 See Other`` to the status page (POST/redirect/GET):
   reloading the result, or going back and forward, never re-posts the secret, and the page
   left in the tab carries no form.
+- Each outcome has its own status code, so that it is plain to a script as well as to a
+  person: 200 the form and where a flow stands, 303 after a post, 403 another user's flow
+  (or no user) and a forged post, 404 an unknown flow, 410 an expired one, 422 an empty
+  answer, 400/413/415 a body that is not this page's form.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ SECRET_PURPOSE = "secret"
 _MAX_FLOW_ID = 128
 _STATUS_CODES = {FlowStatus.EXPIRED: 410}
 _EMPTY = "Enter a value, or choose Decline."
+# An optional detail a flow may carry for its page, beside ``name``, ``label`` and ``message``:
+# the name of the app the person came from, for "go back to ...". Shown escaped, like all.
+_CLIENT_DETAIL = "client"
 
 
 def base_of(request: Request) -> str:
@@ -74,12 +81,12 @@ class Pages:
         try:
             await self._flows.open(flow.id, user=user)
         except FlowError as error:  # finished or gone since we read it
-            return self._after_flow_error(request, flow.id, error)
+            return self._after_flow_error(request, flow, error)
         cookie = self._csrf.cookie_of(request)
         fresh = cookie is None
         if cookie is None:
             cookie = self._csrf.new_cookie()
-        response = self._form(request, flow.id, secret, cookie)
+        response = self._form(request, flow, secret, cookie)
         if fresh:
             # An existing cookie is kept, so a second tab does not void the first one's token.
             self._csrf.set_cookie(response, cookie, request)
@@ -90,17 +97,15 @@ class Pages:
         flow_id = request.path_params["flow_id"]
         if not came_from_this_origin(request):
             logger.info("hosted page: refused a cross-site POST for flow %s", flow_id)
-            return self._forged(request)
+            return self._forged(request, flow_id)
         try:
             form = await read_form(request)
         except FormRefused as refused:
-            page = html.problem_page(
-                base=base_of(request), title=refused.title, message=refused.message
-            )
+            page = self._problem(request, refused.title, refused.message)
             return HTMLResponse(page, status_code=refused.status_code)
         if not self._csrf.token_is_valid(request, flow_id, form.get(FIELD_NAME)):
             logger.info("hosted page: refused a POST without a valid CSRF token (flow %s)", flow_id)
-            return self._forged(request)
+            return self._forged(request, flow_id)
         found = await self._live_secret_flow(request)
         if isinstance(found, Response):
             return found
@@ -115,19 +120,15 @@ class Pages:
                 if not value.strip():
                     cookie = self._csrf.cookie_of(request)
                     assert cookie is not None  # the token check above needed it
-                    return self._form(request, flow.id, secret, cookie, error=_EMPTY)
+                    return self._form(request, flow, secret, cookie, error=_EMPTY)
                 await self._vault.put(user, secret.name, value)
                 await self._flows.complete(flow.id, user=user)
                 logger.info("flow %s completed: secret %r stored", flow.id, secret.name)
             else:
-                page = html.problem_page(
-                    base=base_of(request),
-                    title="Bad request",
-                    message="Choose Submit or Decline on the form.",
-                )
+                page = self._problem(request, "Bad request", "Choose Save or Decline on the form.")
                 return HTMLResponse(page, status_code=400)
         except FlowError as error:  # finished by another tab or instance meanwhile
-            return self._after_flow_error(request, flow.id, error)
+            return self._after_flow_error(request, flow, error)
         return RedirectResponse(html.status_url(base_of(request), flow.id), status_code=303)
 
     async def status(self, request: Request) -> Response:
@@ -138,7 +139,7 @@ class Pages:
         flow = await self._own_flow(request, user)
         if isinstance(flow, Response):
             return flow
-        return self._status(request, flow.id, flow.status)
+        return self._status(request, flow, flow.status)
 
     # -- who and which flow ------------------------------------------------------------------
 
@@ -151,7 +152,7 @@ class Pages:
         if login is not None:
             return RedirectResponse(login, status_code=303)
         logger.info("hosted page: refused a browser that is not signed in")
-        return self._refused(request)
+        return self._refused(request, login=None)
 
     async def _live_secret_flow(
         self, request: Request
@@ -168,7 +169,7 @@ class Pages:
         if secret is None:
             return self._not_found(request)
         if flow.status.finished:
-            return self._status(request, flow.id, flow.status)
+            return self._status(request, flow, flow.status)
         return user, flow, secret
 
     async def _own_flow(self, request: Request, user: str) -> FlowRecord | Response:
@@ -178,7 +179,7 @@ class Pages:
             return self._not_found(request)
         if flow.user != user:
             logger.info("hosted page: refused flow %s to a browser of another user", flow_id)
-            return self._refused(request)
+            return self._refused(request, login=self._identity.login_url(request))
         return flow
 
     # -- responses ---------------------------------------------------------------------------
@@ -186,7 +187,7 @@ class Pages:
     def _form(
         self,
         request: Request,
-        flow_id: str,
+        flow: FlowRecord,
         secret: _Secret,
         cookie: str,
         *,
@@ -195,38 +196,62 @@ class Pages:
         page = html.entry_page(
             base=base_of(request),
             server_name=self._server_name,
-            flow_id=flow_id,
+            flow_id=flow.id,
             label=secret.label,
             message=secret.message,
-            token=self._csrf.token(cookie, flow_id),
+            token=self._csrf.token(cookie, flow.id),
+            client=_client_of(flow),
             error=error,
         )
         return HTMLResponse(page, status_code=422 if error else 200)
 
-    def _status(self, request: Request, flow_id: str, status: FlowStatus) -> Response:
+    def _status(self, request: Request, flow: FlowRecord, status: FlowStatus) -> Response:
+        secret = _secret_details(flow, quiet=True)
         page = html.status_page(
-            base=base_of(request), server_name=self._server_name, flow_id=flow_id, status=status
+            base=base_of(request),
+            server_name=self._server_name,
+            flow_id=flow.id,
+            status=status,
+            label=secret.label if secret is not None else None,
+            client=_client_of(flow),
         )
         return HTMLResponse(page, status_code=_STATUS_CODES.get(status, 200))
 
-    def _after_flow_error(self, request: Request, flow_id: str, error: FlowError) -> Response:
+    def _after_flow_error(self, request: Request, flow: FlowRecord, error: FlowError) -> Response:
         if isinstance(error, FlowFinished):
-            return self._status(request, flow_id, error.status)
+            return self._status(request, flow, error.status)
         if isinstance(error, FlowOfAnotherUser):
-            return self._refused(request)
+            return self._refused(request, login=self._identity.login_url(request))
         if isinstance(error, FlowNotFound):
             return self._not_found(request)
         raise error  # "kept changing": a real failure, let the server report it
 
-    def _refused(self, request: Request) -> Response:
-        page = html.refused_page(base=base_of(request), server_name=self._server_name)
+    def _refused(self, request: Request, *, login: str | None) -> Response:
+        """403 for a browser that is not the flow's owner. ``login``: a sign-in page to
+        offer, for a browser signed in as someone else (one that is signed in as nobody is
+        sent straight there, see :meth:`_user`)."""
+        page = html.refused_page(
+            base=base_of(request), server_name=self._server_name, login_url=login
+        )
         return HTMLResponse(page, status_code=403)
 
     def _not_found(self, request: Request) -> Response:
-        return HTMLResponse(html.not_found_page(base=base_of(request)), status_code=404)
+        page = html.not_found_page(base=base_of(request), server_name=self._server_name)
+        return HTMLResponse(page, status_code=404)
 
-    def _forged(self, request: Request) -> Response:
-        return HTMLResponse(html.forged_page(base=base_of(request)), status_code=403)
+    def _forged(self, request: Request, flow_id: str) -> Response:
+        # The link back is only the address that was posted to; nothing was read about it.
+        page = html.forged_page(
+            base=base_of(request),
+            server_name=self._server_name,
+            flow_id=flow_id if len(flow_id) <= _MAX_FLOW_ID else None,
+        )
+        return HTMLResponse(page, status_code=403)
+
+    def _problem(self, request: Request, title: str, message: str) -> str:
+        return html.problem_page(
+            base=base_of(request), server_name=self._server_name, title=title, message=message
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,15 +263,17 @@ class _Secret:
     message: str
 
 
-def _secret_details(flow: FlowRecord) -> _Secret | None:
+def _secret_details(flow: FlowRecord, *, quiet: bool = False) -> _Secret | None:
     """``None`` when this page cannot ask for what the flow wants (another purpose, or
-    details without a secret name), so that it is shown as nothing to answer here."""
+    details without a secret name), so that it is shown as nothing to answer here.
+    ``quiet``: for the status page, which shows any flow and only borrows the label."""
     if flow.purpose != SECRET_PURPOSE:
         return None
     details = flow.details
     name = details.get("name")
     if not isinstance(name, str) or not name:
-        logger.warning("flow %s asks for a secret without naming it; not shown", flow.id)
+        if not quiet:
+            logger.warning("flow %s asks for a secret without naming it; not shown", flow.id)
         return None
     label = details.get("label")
     message = details.get("message")
@@ -255,3 +282,9 @@ def _secret_details(flow: FlowRecord) -> _Secret | None:
         label=label if isinstance(label, str) and label else name,
         message=message if isinstance(message, str) else "",
     )
+
+
+def _client_of(flow: FlowRecord) -> str | None:
+    """The app the person came from, when the flow's details name it (``client``)."""
+    client = flow.details.get(_CLIENT_DETAIL)
+    return client if isinstance(client, str) and client.strip() else None

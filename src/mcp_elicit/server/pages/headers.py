@@ -21,7 +21,9 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
         "frame-ancestors 'none'; base-uri 'none'",
     ),
     ("X-Frame-Options", "DENY"),  # frame-ancestors for browsers that predate it
-    # A flow URL is a link to someone's secret form: never hand it to another site.
+    # A flow URL is a link to someone's secret form: never hand it to another site. The HTML
+    # pages narrow this to same-origin with a <meta> (html.py says why: a real browser's
+    # form POST would carry ``Origin: null``); everything else keeps it.
     ("Referrer-Policy", "no-referrer"),
     # Pages hold per-user state and a CSRF token: no shared or back-button cache.
     ("Cache-Control", "no-store"),
@@ -30,8 +32,9 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
 
 
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, server_name: str) -> None:
         self.app = app
+        self._server_name = server_name  # for the header of the error page below
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -57,6 +60,7 @@ class SecurityHeaders:
             # here instead, then re-raise so the server still logs the failure.
             page = html.problem_page(
                 base=scope.get("root_path", ""),
+                server_name=self._server_name,
                 title="Something went wrong",
                 message="The server could not handle this request. Try again in a moment.",
             )
