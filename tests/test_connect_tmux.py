@@ -123,6 +123,8 @@ def test_a_lookalike_link_is_shown_with_its_warnings(connect: object) -> None:
     pane.type('call open_link {"url": "https://xn--80ak6aa92e.com/login"}')
     screen = pane.wait_for("Open this link in your browser?")
     assert "(punycode: xn--80ak6aa92e.com)" in screen
+    (domain,) = [line for line in screen.splitlines() if line.strip().startswith("Domain:")]
+    assert domain.strip().endswith("(punycode: xn--80ak6aa92e.com)")  # the look-alike unmasked
     assert "can be read as apple.com" in screen
     pane.keys("Escape")
     pane.wait_for("Link cancel.")

@@ -1,4 +1,5 @@
-"""What ``connect`` and ``call`` share: the target, the protocol, the handler's settings."""
+"""What ``connect``, ``call`` and ``demo`` share: the target, the protocol, the handler's
+settings, where questions are answered."""
 
 from __future__ import annotations
 
@@ -70,6 +71,21 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+UI_CHOICES = ("terminal", "web")
+
+
+def add_ui_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ui",
+        choices=UI_CHOICES,
+        default="terminal",
+        help=(
+            "where questions are answered: in this terminal (default), or on a page in your "
+            "browser, served on 127.0.0.1 only, at a secret address (web)"
+        ),
+    )
+
+
 def server_of(args: argparse.Namespace) -> object:
     try:
         return server_for(args.target, args.server_command)
@@ -81,7 +97,7 @@ def handler_of(
     args: argparse.Namespace,
     renderer: Renderer | None,
     *,
-    opener: Callable[[str], object] = open_in_browser,
+    opener: Callable[[str], object] | None = open_in_browser,
 ) -> ElicitationHandler:
     audit = None
     if args.audit:

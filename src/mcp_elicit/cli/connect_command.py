@@ -1,21 +1,25 @@
 """``mcp-elicit connect TARGET``: an interactive terminal host for any MCP server.
 
 At the ``mcp>`` prompt: ``tools`` lists the tools, ``call TOOL {json}`` calls one, ``help``,
-``quit`` (or Ctrl-D). Elicitations are answered in the terminal as they come.
+``quit`` (or Ctrl-D). Elicitations are answered as they come: in the terminal, or with
+``--ui web`` on a local page in the browser (:class:`mcp_elicit.client.web.WebRenderer`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.shared.exceptions import MCPError
 
-from mcp_elicit.cli._host import add_host_options, handler_of, server_of
+from mcp_elicit.cli._host import add_host_options, add_ui_option, handler_of, server_of
 from mcp_elicit.cli._running import describe_failure
 from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
+
+if TYPE_CHECKING:
+    from mcp_elicit.client.web import WebRenderer
 
 HELP = """\
 Commands:
@@ -28,25 +32,44 @@ Commands:
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     connect = commands.add_parser(
         "connect",
-        help="an interactive terminal host: list tools, call them, answer elicitations",
+        help="an interactive host: list tools, call them, answer elicitations",
         description=(
             "Connect to a server and use it from the terminal: list tools, call one with JSON "
-            "arguments, answer its elicitations. TARGET is an http(s):// URL, or "
-            "'-- command args...' last on the line to start the server over stdio."
+            "arguments, answer its elicitations (in the terminal, or in your browser with "
+            "--ui web). TARGET is an http(s):// URL, or '-- command args...' last on the line "
+            "to start the server over stdio."
         ),
     )
     add_host_options(connect)
+    add_ui_option(connect)
     connect.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    server = server_of(args)
+    if args.ui == "web":
+        from mcp_elicit.client.web import WebRenderer
+
+        page = WebRenderer()
+        # The page opens a link itself, from the person's click on it: not the handler.
+        handler = handler_of(args, page)
+        client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
+        return anyio.run(_web_session, page, client)
+
     from mcp_elicit.client.terminal import TerminalRenderer
 
-    server = server_of(args)
-    renderer = TerminalRenderer()
-    handler = handler_of(args, renderer)
+    handler = handler_of(args, TerminalRenderer())
     client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
     return anyio.run(_session, client)
+
+
+async def _web_session(page: WebRenderer, client: ElicitingClient) -> int:
+    try:
+        async with page:
+            return await _session(client)
+    except OSError as error:  # no loopback socket to serve the page on
+        print(f"mcp-elicit: cannot serve the answer page on 127.0.0.1: {error}", flush=True)
+        return 1
 
 
 async def _session(client: ElicitingClient) -> int:

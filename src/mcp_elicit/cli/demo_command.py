@@ -1,6 +1,7 @@
 """``mcp-elicit demo``: the showcase. Hotel MCP (a real server process, on the embedded SQLite
 store) and this terminal as its host: a form, a confirmation, a secret through URL mode and
-the server's own page, then the ``mcp>`` prompt to try anything else."""
+the server's own page, then the ``mcp>`` prompt to try anything else. With ``--ui web`` the
+questions are answered on a local page in the browser instead (the web renderer)."""
 
 from __future__ import annotations
 
@@ -9,20 +10,25 @@ import os
 import sys
 import webbrowser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
-from mcp_elicit.cli._host import say
+from mcp_elicit.cli._host import add_ui_option, say
 from mcp_elicit.cli._running import describe_failure
 from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy
 from mcp_elicit.client.connection import PROTOCOL_CHOICES
 from mcp_elicit.urls import UrlPolicy
 
+if TYPE_CHECKING:
+    from mcp_elicit.client.renderer import Renderer
+    from mcp_elicit.client.web import WebRenderer
+
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = commands.add_parser(
         "demo",
-        help="the showcase: a demo server and this terminal as its host",
+        help="the showcase: a demo server and this terminal (or your browser) as its host",
         description=(
             "Run Hotel MCP, a demo server, and use it from this terminal: a booking form, a "
             "confirmation, and an API key entered on the server's own page (URL mode), on "
@@ -40,6 +46,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="URL",
         help="the server's store (default: sqlite:/// in $XDG_STATE_HOME/mcp-elicit/demo.db)",
     )
+    add_ui_option(demo)
     demo.add_argument(
         "--tour",
         action="store_true",
@@ -60,24 +67,53 @@ def _run(args: argparse.Namespace) -> int:
             "for a tour that needs none: mcp-elicit demo --tour"
         )
         return 2
-    from mcp_elicit.client.terminal import TerminalRenderer
     from mcp_elicit.demo.showcase import server_command
 
     state = _state_dir()
     store = args.store or f"sqlite:///{state / 'demo.db'}"
+    renderer: Renderer
+    page: WebRenderer | None = None
+    if args.ui == "web":
+        from mcp_elicit.client.web import WebRenderer
+
+        renderer = page = WebRenderer()
+    else:
+        from mcp_elicit.client.terminal import TerminalRenderer
+
+        renderer = TerminalRenderer()
     handler = ElicitationHandler(
-        TerminalRenderer(),
+        renderer,
         # The server's page is on http://127.0.0.1: allowed here, for this local demo only.
         policy=Policy(url_policy=UrlPolicy(allow_http_loopback=True)),
-        opener=_open_in_browser,
+        # On the web page, the person's click on "Open link" opens it: not the handler.
+        opener=_open_in_browser,  # not called for the web page: it opens links itself
     )
     client = ElicitingClient(
         server_command(store, state / "demo.key"), handler, protocol=args.protocol
     )
-    return anyio.run(_session, client, store)
+    return anyio.run(_hosted, client, store, page)
 
 
-async def _session(client: ElicitingClient, store: str) -> int:
+async def _hosted(client: ElicitingClient, store: str, page: WebRenderer | None) -> int:
+    if page is None:
+        return await _session(client, store, WHERE_TERMINAL)
+    try:
+        async with page:
+            return await _session(client, store, WHERE_WEB)
+    except OSError as error:  # no loopback socket to serve the page on
+        print(f"mcp-elicit: cannot serve the answer page on 127.0.0.1: {error}", flush=True)
+        return 1
+
+
+# How the demo introduces its host: who is the host, and the keys that matter.
+WHERE_TERMINAL = ("this terminal as its host.", "Esc cancels a question; Ctrl-D stops.")
+WHERE_WEB = (
+    "this terminal as its host, with a page in your browser for its questions.",
+    "The page is served on 127.0.0.1 only; Esc there cancels a question. Ctrl-D here stops.",
+)
+
+
+async def _session(client: ElicitingClient, store: str, where: tuple[str, str]) -> int:
     from prompt_toolkit import PromptSession
 
     from mcp_elicit.cli.connect_command import repl
@@ -94,10 +130,11 @@ async def _session(client: ElicitingClient, store: str) -> int:
 
     try:
         async with client:
+            host, keys = where
             print(
-                f"mcp-elicit demo: {client.server_name}, a real MCP server process, and this "
-                f"terminal as its host.\nProtocol {client.protocol_version}; the server keeps "
-                f"its flows and secrets in {store}.\nEsc cancels a question; Ctrl-D stops.",
+                f"mcp-elicit demo: {client.server_name}, a real MCP server process, and {host}\n"
+                f"Protocol {client.protocol_version}; the server keeps its flows and secrets in "
+                f"{store}.\n{keys}",
                 flush=True,
             )
             if await run_steps(client, sys.stdout, pause):

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import unicodedata
 
+import idna
+
 from mcp_elicit.client.prompts import FormPrompt, Notice, UrlPrompt
 from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
 from mcp_elicit.urls.characters import CharacterKind, classify_character
 
-_KINDS: dict[FieldKind, str] = {
+KIND_WORDS: dict[FieldKind, str] = {
     FieldKind.TEXT: "text",
     FieldKind.EMAIL: "email address",
     FieldKind.URI: "URI, like https://example.com/page",
@@ -87,7 +89,7 @@ def _range(low: int | float | None, high: int | float | None, unit: str = "") ->
     return None
 
 
-def _bounds(field: Field) -> str | None:
+def bounds_text(field: Field) -> str | None:
     if field.kind.is_text:
         last = field.max_length if field.max_length is not None else field.min_length
         unit = " character" if last == 1 else " characters"
@@ -126,8 +128,8 @@ def value_text(field: Field, value: JSONValue | None) -> str:
 
 def field_heading(field: Field, index: int, total: int, *, free_text: bool = False) -> str:
     """Like ``Field 2 of 5: Age (integer, required, 0-150, default 30)``, with an en dash."""
-    parts = [_KINDS[field.kind], "required" if field.required else "optional"]
-    bounds = _bounds(field)
+    parts = [KIND_WORDS[field.kind], "required" if field.required else "optional"]
+    bounds = bounds_text(field)
     if bounds is not None:
         parts.append(bounds)
     if field.pattern is not None:
@@ -207,7 +209,7 @@ def url_screen(prompt: UrlPrompt) -> tuple[list[str], str, list[str]]:
     before.append(f"URL: {clean(prompt.url, newlines=False)}")
     host = verdict.display_host
     if verdict.registrable_domain is not None:
-        domain = f"Domain: {clean(verdict.registrable_domain, newlines=False)}"
+        domain = f"Domain: {domain_text(verdict.registrable_domain)}"
     elif host is not None:
         domain = f"Domain: none (the host {clean(host.ascii)} has no registrable domain)"
     else:
@@ -220,6 +222,20 @@ def url_screen(prompt: UrlPrompt) -> tuple[list[str], str, list[str]]:
         after.append(shown)
     after.extend(f"Warning: {clean(r.message, newlines=False)}" for r in verdict.reasons)
     return before, domain, after
+
+
+def domain_text(domain: str) -> str:
+    """The registrable domain as a person reads it and, when that differs, as it really is:
+    a look-alike (``p\\u0430ypal.com``, a Cyrillic a) must not be shown as if it were the
+    real one, in the very place the person is told to look."""
+    shown = clean(domain, newlines=False)
+    if domain.isascii():
+        return shown
+    try:
+        ascii_form = idna.encode(domain, uts46=True).decode("ascii")
+    except idna.IDNAError:
+        return f"{shown} (not a valid international name)"
+    return f"{shown} (punycode: {ascii_form})"
 
 
 def waiting_line(server: str) -> str:

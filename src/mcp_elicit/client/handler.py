@@ -354,7 +354,14 @@ class ElicitationHandler:
         )
 
     async def _ask(self, question: Awaitable[Answer]) -> Answer:
-        """One prompt at a time on the screen, with every request timeout paused meanwhile."""
+        """One prompt at a time on the screen, with every request timeout paused meanwhile.
+
+        A renderer that says ``concurrent = True`` gets every prompt as it comes instead: it
+        queues them itself, and can show the person what is waiting (the web renderer's page
+        lists them). Behind this lock they would be invisible until their turn."""
+        if getattr(self.renderer, "concurrent", False):
+            with self.attention.person_answering():
+                return await question
         if self._screen is None:
             # fast_acquire: a free lock is taken without a trip round the event loop.
             self._screen = anyio.Lock(fast_acquire=True)
@@ -376,7 +383,7 @@ class ElicitationHandler:
         return _cancel(why)
 
     def _open(self, url: str) -> None:
-        if self.opener is not None:
+        if self.opener is not None and not getattr(self.renderer, "opens_links", False):
             self.opener(url)
 
     def _record(self, event: dict[str, Any]) -> None:

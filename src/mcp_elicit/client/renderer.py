@@ -2,6 +2,14 @@
 
 A renderer is four coroutines. The handler calls them one prompt at a time per renderer
 (it holds a lock), so a renderer need not guard the screen against itself.
+
+A renderer with a class attribute ``concurrent = True`` is called without that lock: every
+pending prompt reaches it at once (several tool calls may each be asking), and it queues them
+itself. The web renderer does, so that its page can show what is waiting. The attribute is
+optional and not part of the protocol below; without it, prompts come one at a time.
+
+A renderer with ``opens_links = True`` opens a link itself, from the person's own click
+(the web page does): the handler's opener is then never called, so a link never opens twice.
 """
 
 from __future__ import annotations

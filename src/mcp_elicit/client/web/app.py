@@ -1,0 +1,212 @@
+"""The page server's routes, relative to ``/TOKEN/`` (see :mod:`guard`):
+
+- ``GET  /`` — the page (one HTML document; everything else it draws from the state);
+- ``GET  /static/renderer.js``, ``/static/renderer.css`` — its script and stylesheet, packaged
+  with mcp-elicit: the page loads nothing from anywhere else;
+- ``GET  /api/state?since=VERSION`` — the pending prompts and recent notices; waits (a long
+  poll) until the version differs from ``since`` or ``hold`` seconds pass. The page always has
+  one open: it is also how :class:`Presence` knows the page is still there;
+- ``POST /api/validate`` — ``{"id", "values"}``: each field's message (the form model's, as at
+  the terminal) and, when there is none, the review lines;
+- ``POST /api/answer`` — ``{"id", "action", "values"?}``; ``action`` is ``accept`` (a form's
+  answer, or consent to open a link), ``decline``, ``cancel``, or ``done`` (finished on the
+  linked page). 409 when the prompt is no longer pending; 422 with the messages when a form's
+  values are not valid (never sent to the server).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from importlib.resources import files
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from mcp_elicit.client.prompts import Accept, Answer, Cancel, Decline, FormPrompt
+from mcp_elicit.client.web.answers import read_values, review
+from mcp_elicit.client.web.guard import Guard
+from mcp_elicit.client.web.presence import Presence
+from mcp_elicit.client.web.queue import Pending, Queue
+from mcp_elicit.client.web.views import state_view
+
+# Why a prompt was cancelled, as the handler's audit and the terminal word it.
+CHOSE_CANCEL = "the person chose cancel"
+PRESSED_ESC = "the person pressed Esc"
+
+# A form's answer is small; anything bigger than this is not from our page.
+MAX_BODY = 256 * 1024
+
+_STATIC = files("mcp_elicit.client.web").joinpath("static")
+_FILES = {
+    "index.html": "text/html; charset=utf-8",
+    "renderer.js": "text/javascript; charset=utf-8",
+    "renderer.css": "text/css; charset=utf-8",
+}
+# Read once: small, part of the package (the wheel carries static/), never changed at run time.
+_CONTENT = {name: _STATIC.joinpath(name).read_bytes() for name in _FILES}
+
+_ACTIONS: dict[str, frozenset[str]] = {
+    "form": frozenset({"accept", "decline", "cancel"}),
+    "url": frozenset({"accept", "decline", "cancel"}),
+    "wait": frozenset({"done", "cancel"}),
+}
+
+
+class _BadRequest(Exception):
+    pass
+
+
+def page_app(
+    queue: Queue, presence: Presence, *, token: str, port: int, hold: float = 20.0
+) -> ASGIApp:
+    """The ASGI app for one renderer, every route behind :class:`Guard`."""
+
+    async def page(request: Request) -> Response:
+        return _file("index.html")
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in _FILES or name == "index.html":
+            return JSONResponse({"error": "not found"}, status_code=404)
+        return _file(name)
+
+    async def state(request: Request) -> Response:
+        try:
+            since = int(request.query_params.get("since", "-1"))
+        except ValueError:
+            since = -1
+        with presence.polling():
+            if not await _wait_for_change(request, queue, since, hold):
+                return Response(status_code=204)  # the page has gone; nobody reads this
+            view = state_view(queue)
+            for pending in queue.ordered():
+                pending.seen = True
+        return JSONResponse(view)
+
+    async def validate(request: Request) -> Response:
+        try:
+            pending, body = await _pending_form(request, queue)
+            if pending is None:
+                return _gone()
+            values = _values(body)
+        except _BadRequest as bad:
+            return _error(str(bad), 400)
+        assert isinstance(pending.prompt, FormPrompt)
+        form = pending.prompt.form
+        reading = read_values(form, values)
+        reply: dict[str, Any] = {"problems": reading.problems}
+        if not reading.problems:
+            reply["review"] = review(form, reading.content)
+        return JSONResponse(reply)
+
+    async def answer(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+            pending = queue.get(str(body.get("id")))
+            action = body.get("action")
+            if pending is None:
+                return _gone()
+            if action not in _ACTIONS[pending.kind]:
+                raise _BadRequest(f"action must be one of {sorted(_ACTIONS[pending.kind])}")
+            chosen: Answer
+            if action == "decline":
+                chosen = Decline()
+            elif action == "cancel":
+                chosen = Cancel(reason=PRESSED_ESC if body.get("key") == "Escape" else CHOSE_CANCEL)
+            elif isinstance(pending.prompt, FormPrompt):
+                reading = read_values(pending.prompt.form, _values(body))
+                if reading.problems:
+                    return JSONResponse({"problems": reading.problems}, status_code=422)
+                chosen = Accept(content=reading.content)
+            else:
+                chosen = Accept()  # consent to open the link, or done on the linked page
+        except _BadRequest as bad:
+            return _error(str(bad), 400)
+        if not queue.resolve(pending, chosen):
+            return _gone()
+        return JSONResponse({"ok": True})
+
+    app = Starlette(
+        routes=[
+            Route("/", page, methods=["GET"]),
+            Route("/static/{name}", static, methods=["GET"]),
+            Route("/api/state", state, methods=["GET"]),
+            Route("/api/validate", validate, methods=["POST"]),
+            Route("/api/answer", answer, methods=["POST"]),
+        ]
+    )
+    return Guard(app, token=token, port=port)
+
+
+async def _wait_for_change(request: Request, queue: Queue, since: int, hold: float) -> bool:
+    """Wait until the queue changes after ``since`` or ``hold`` passes; ``False`` if the page
+    hung up meanwhile (a closed tab: :class:`Presence` then starts counting)."""
+    if queue.version != since or queue.closed:
+        return True
+    gone = False
+    with anyio.move_on_after(hold):
+        async with anyio.create_task_group() as tasks:
+
+            async def watch_connection() -> None:
+                nonlocal gone
+                # A GET has no body: the next message the server gives is the disconnect.
+                while (await request.receive())["type"] != "http.disconnect":
+                    pass
+                gone = True
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(watch_connection)
+            await queue.changed_since(since)
+            tasks.cancel_scope.cancel()
+    return not gone
+
+
+async def _json_body(request: Request) -> Mapping[str, Any]:
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise _BadRequest("the request is too large")
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        raise _BadRequest("the request is not JSON") from None
+    if not isinstance(parsed, dict):
+        raise _BadRequest("the request must be a JSON object")
+    return parsed
+
+
+async def _pending_form(request: Request, queue: Queue) -> tuple[Pending | None, Mapping[str, Any]]:
+    body = await _json_body(request)
+    pending = queue.get(str(body.get("id")))
+    if pending is not None and not isinstance(pending.prompt, FormPrompt):
+        raise _BadRequest("only a form has values to check")
+    return pending, body
+
+
+def _values(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    values = body.get("values", {})
+    if not isinstance(values, dict):
+        raise _BadRequest("values must be a JSON object")
+    return values
+
+
+def _file(name: str) -> Response:
+    return Response(_CONTENT[name], media_type=_FILES[name])
+
+
+def _gone() -> Response:
+    return JSONResponse(
+        {"gone": True, "message": "This question is no longer waiting for an answer."},
+        status_code=409,
+    )
+
+
+def _error(message: str, status: int) -> Response:
+    return JSONResponse({"error": message}, status_code=status)

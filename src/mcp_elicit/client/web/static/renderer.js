@@ -1,0 +1,508 @@
+// The page of mcp-elicit's web renderer: draws the prompts the local server holds and sends
+// back what the person chose. It checks nothing itself: every message about an answer comes
+// from the server, which reads the values with the same form model as the terminal.
+// Everything a server wrote is put in the page as text (textContent), never as markup.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const current = $("current");
+  const queueSection = $("queue");
+  const queueHeading = $("queue-heading");
+  const queueList = $("queue-list");
+  const said = $("said");
+  const noticeList = $("notices");
+  const connection = $("connection");
+
+  const state = {
+    version: -1,
+    prompts: [],
+    shown: null, // the id of the prompt drawn in #current ("" for the empty page)
+    answered: new Set(), // ids this page answered (so their going is not news)
+    notices: new Set(),
+    closed: false,
+    busy: false,
+  };
+
+  // -- building the document -------------------------------------------------------------
+
+  function h(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else if (key === "class") node.className = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (key === "checked" || key === "value" || key === "selected") node[key] = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child !== null && child !== undefined && child !== false) node.append(child);
+    }
+    return node;
+  }
+
+  function say(text) {
+    // Emptied first, so that saying the same thing twice is announced twice.
+    said.textContent = "";
+    window.setTimeout(() => { said.textContent = text; }, 50);
+  }
+
+  function firstLine(text) {
+    const line = text.split("\n")[0];
+    return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+  }
+
+  // -- talking to the local server ---------------------------------------------------------
+
+  async function post(path, body) {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      cache: "no-store",
+    });
+    let data = {};
+    try { data = await response.json(); } catch (_) { /* an empty or plain-text refusal */ }
+    return { status: response.status, data };
+  }
+
+  const sleep = (ms) => new Promise((resolve) => { window.setTimeout(resolve, ms); });
+
+  async function poll() {
+    // One request always open: the server answers when something changes. It is also how the
+    // server knows this page is still open (closing the tab cancels what it shows).
+    while (!state.closed) {
+      try {
+        const response = await fetch(`api/state?since=${state.version}`, { cache: "no-store" });
+        if (response.status === 204) continue;
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        const data = await response.json();
+        connection.textContent = "Connected";
+        connection.classList.remove("lost");
+        apply(data);
+      } catch (_) {
+        connection.textContent = "Lost the connection to mcp-elicit; trying again…";
+        connection.classList.add("lost");
+        await sleep(1000);
+      }
+    }
+  }
+
+  function apply(data) {
+    state.version = data.version;
+    // A state sent just before this page's own answer arrived must not bring the answered
+    // question back for a moment.
+    state.prompts = data.prompts.filter((p) => !state.answered.has(p.id));
+    drawNotices(data.notices);
+    if (data.closed) {
+      state.closed = true;
+      state.prompts = [];
+      drawQueue();
+      drawEnded(); // after drawQueue: its title wins
+      return;
+    }
+    drawCurrent();
+    drawQueue();
+  }
+
+  // -- what is on the page -----------------------------------------------------------------
+
+  function drawCurrent() {
+    const first = state.prompts[0];
+    const id = first ? first.id : "";
+    if (id === state.shown) return; // keep what the person is in the middle of
+    if (state.shown && !state.answered.has(state.shown)) {
+      say("The question you were looking at is no longer waiting: it was withdrawn, or answered in another tab.");
+    }
+    state.shown = id;
+    current.replaceChildren(first ? drawPrompt(first) : drawEmpty());
+    // Start the person at the new question (screen readers read it; Tab goes to its first field).
+    $("prompt-heading").focus();
+  }
+
+  function drawPrompt(prompt) {
+    if (prompt.kind === "form") return drawForm(prompt);
+    if (prompt.kind === "url") return drawConsent(prompt);
+    return drawWaiting(prompt);
+  }
+
+  function drawEmpty() {
+    return h("article", { class: "prompt empty" },
+      h("h1", { id: "prompt-heading", tabindex: "-1", text: "Nothing to answer right now" }),
+      h("p", { text: "Questions from MCP servers appear here as they come. Keep this tab open." }));
+  }
+
+  function drawEnded() {
+    state.shown = null;
+    current.replaceChildren(h("article", { class: "prompt empty" },
+      h("h1", { id: "prompt-heading", tabindex: "-1", text: "This session has ended" }),
+      h("p", { text: "mcp-elicit is no longer asking anything here. You can close this tab." })));
+    document.title = "Session ended — mcp-elicit";
+    connection.textContent = "Session ended";
+  }
+
+  function drawQueue() {
+    // The tab's title counts what is waiting, for a person looking at another tab.
+    document.title = state.prompts.length
+      ? `(${state.prompts.length}) Questions waiting — mcp-elicit`
+      : "No questions waiting — mcp-elicit";
+    const rest = state.prompts.slice(1);
+    queueSection.hidden = rest.length === 0;
+    queueHeading.textContent = `${rest.length} more waiting`;
+    const words = { form: "a form", url: "a link to open", wait: "waiting for you to finish" };
+    queueList.replaceChildren(...rest.map((prompt) => h("li", {},
+      h("span", { class: "server", text: prompt.server }),
+      h("span", { class: "what", text: ` — ${words[prompt.kind]}: ` }),
+      firstLine(prompt.message))));
+  }
+
+  function drawNotices(notices) {
+    for (const notice of notices) {
+      if (state.notices.has(notice.number)) continue;
+      state.notices.add(notice.number);
+      noticeList.append(h("li", { class: `notice notice-${notice.level}`, text: notice.text }));
+    }
+  }
+
+  function asker(prompt, words) {
+    return h("p", { class: "asker" }, h("span", { class: "server", text: prompt.server }), words);
+  }
+
+  function actions(...buttons) {
+    return h("div", { class: "actions" }, ...buttons);
+  }
+
+  function button(text, onclick, primary) {
+    return h("button", { type: onclick ? "button" : "submit", class: primary ? "primary" : null, onclick }, text);
+  }
+
+  function cancelButton(prompt) {
+    return h("button", {
+      type: "button",
+      "aria-keyshortcuts": "Escape",
+      onclick: () => answer(prompt, "cancel"),
+    }, "Cancel ", h("kbd", { text: "Esc" }));
+  }
+
+  // -- answering -------------------------------------------------------------------------
+
+  const SAID = {
+    accept: "Submitted.", decline: "Declined.", cancel: "Cancelled.", done: "Done.",
+  };
+
+  async function answer(prompt, action, extra) {
+    if (state.busy || state.shown !== prompt.id) return null;
+    state.busy = true;
+    try {
+      const reply = await post("api/answer", { id: prompt.id, action, ...(extra || {}) });
+      if (reply.status === 200 || reply.status === 409) { // answered, or gone meanwhile
+        state.answered.add(prompt.id);
+        if (reply.status === 409) say(reply.data.message);
+        else say(prompt.kind === "url" && action === "accept" ? "Opened the link." : SAID[action]);
+        // The next one at once; the state request confirms it a moment later.
+        state.prompts = state.prompts.filter((p) => p.id !== prompt.id);
+        drawCurrent();
+        drawQueue();
+      }
+      return reply;
+    } catch (_) {
+      say("Could not reach mcp-elicit: try again.");
+      return null;
+    } finally {
+      state.busy = false;
+    }
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.defaultPrevented || event.isComposing) return;
+    const prompt = state.prompts.find((p) => p.id === state.shown);
+    if (!prompt) return;
+    event.preventDefault();
+    answer(prompt, "cancel", { key: "Escape" });
+  });
+
+  // -- forms -----------------------------------------------------------------------------
+
+  function drawForm(prompt) {
+    const touched = new Set();
+    const fields = prompt.fields.map((field, index) => drawField(field, index));
+    const whole = h("p", { id: "form-error", class: "error", hidden: true });
+    const summary = h("p", { class: "summary", hidden: true });
+    let timer = 0;
+    let asked = 0;
+
+    const form = h("form", { novalidate: true, "aria-labelledby": "prompt-heading" },
+      prompt.fields.length
+        ? h("p", { class: "legend-note", text: "Fields marked “required” need an answer." })
+        : h("p", { text: "This request has no fields: answer, decline or cancel it." }),
+      ...fields.map((f) => f.node),
+      whole,
+      summary,
+      actions(button("Review answers", null, true),
+        button("Decline", () => answer(prompt, "decline")),
+        cancelButton(prompt)),
+      h("p", { class: "explain" },
+        "Decline tells ", h("span", { class: "server", text: prompt.server }),
+        " no. Cancel dismisses the question without answering; so does closing this page."));
+
+    const review = h("section", { class: "review", "aria-labelledby": "review-heading", hidden: true });
+
+    function values() {
+      const out = {};
+      prompt.fields.forEach((field, index) => { out[field.name] = fields[index].value(); });
+      return out;
+    }
+
+    function show(problems, all) {
+      let first = null;
+      const wrong = [];
+      prompt.fields.forEach((field, index) => {
+        const message = problems[field.name];
+        const visible = Boolean(message) && (all || touched.has(index));
+        fields[index].showError(visible ? message : null);
+        if (visible) wrong.push(field.label);
+        if (visible && first === null) first = fields[index];
+      });
+      const overall = problems[""];
+      whole.hidden = !overall;
+      whole.textContent = overall || "";
+      // The summary by the buttons is kept up to date once shown, and goes when all is well.
+      if (!wrong.length) summary.hidden = true;
+      else if (!summary.hidden) summary.textContent = fixing(wrong);
+      return first;
+    }
+
+    function fixing(labels) {
+      const what = labels.length === 1 ? "One answer needs" : `${labels.length} answers need`;
+      return `${what} fixing: ${labels.join(", ")}.`;
+    }
+
+    async function check() {
+      const mine = ++asked;
+      try {
+        const reply = await post("api/validate", { id: prompt.id, values: values() });
+        if (mine === asked && reply.status === 200) show(reply.data.problems, false);
+      } catch (_) { /* the next keystroke asks again */ }
+    }
+
+    function changed(index, wait) {
+      touched.add(index);
+      window.clearTimeout(timer);
+      timer = window.setTimeout(check, wait);
+    }
+    fields.forEach((field, index) => {
+      field.node.addEventListener("input", () => changed(index, 250));
+      field.node.addEventListener("change", () => changed(index, 0));
+    });
+
+    async function toReview() {
+      if (state.busy) return;
+      window.clearTimeout(timer);
+      asked += 1; // an answer to an earlier check must not redraw over this one
+      let reply;
+      try {
+        reply = await post("api/validate", { id: prompt.id, values: values() });
+      } catch (_) {
+        say("Could not reach mcp-elicit: try again.");
+        return;
+      }
+      if (reply.status === 409) {
+        say(reply.data.message);
+        return;
+      }
+      const problems = reply.data.problems || {};
+      const count = Object.keys(problems).length;
+      if (count) {
+        prompt.fields.forEach((_, index) => touched.add(index));
+        summary.hidden = false;
+        const first = show(problems, true);
+        // Focus goes to the first field to fix; its message is read with it.
+        if (first) first.focus();
+        return;
+      }
+      show({}, true);
+      drawReview(reply.data.review);
+    }
+
+    function drawReview(lines) {
+      review.replaceChildren(
+        h("h2", { id: "review-heading", tabindex: "-1", text: "Review your answers" }),
+        h("p", { text: `Nothing is sent to ${prompt.server} until you choose Submit.` }),
+        lines.length
+          ? h("dl", {}, ...lines.map((line) => [h("dt", { text: line.label }), h("dd", { text: line.value })]))
+          : h("p", { text: "(this form has no fields)" }),
+        actions(
+          button("Submit", submit, true),
+          button("Edit answers", edit),
+          button("Decline", () => answer(prompt, "decline")),
+          cancelButton(prompt)));
+      form.hidden = true;
+      review.hidden = false;
+      $("review-heading").focus();
+    }
+
+    function edit() {
+      review.hidden = true;
+      form.hidden = false;
+      const first = fields[0];
+      if (first) first.focus(); else $("prompt-heading").focus();
+    }
+
+    async function submit() {
+      const reply = await answer(prompt, "accept", { values: values() });
+      if (reply && reply.status === 422) {
+        edit();
+        summary.hidden = false;
+        const first = show(reply.data.problems, true);
+        say("Nothing was sent: fix these, then submit again.");
+        if (first) first.focus();
+      }
+    }
+
+    form.addEventListener("submit", (event) => {
+      event.preventDefault(); // Enter in a box, or the Review button
+      toReview();
+    });
+
+    return h("article", { class: "prompt" },
+      asker(prompt, " asks:"),
+      h("h1", { id: "prompt-heading", tabindex: "-1", class: "message", text: prompt.message }),
+      prompt.findings.length
+        ? h("ul", { class: "findings" }, ...prompt.findings.map((text) => h("li", { text })))
+        : null,
+      form,
+      review);
+  }
+
+  // One field: its node, how to read its value, show its error, and focus it.
+  function drawField(field, index) {
+    const id = `f${index}`;
+    const help = field.help ? h("p", { id: `${id}-help`, class: "help", text: field.help }) : null;
+    const hint = h("p", { id: `${id}-hint`, class: "hint", text: field.hint });
+    const error = h("p", { id: `${id}-error`, class: "error", hidden: true });
+    const described = [help ? `${id}-help` : null, `${id}-hint`, `${id}-error`].filter(Boolean).join(" ");
+    const badge = field.required ? h("span", { class: "required", text: "required" }) : null;
+    const title = [h("span", { class: "label-text", text: field.label }), badge ? " " : null, badge];
+    let inputs = [];
+    let node;
+    let value;
+
+    if (field.widget === "checkbox") {
+      const box = h("input", { type: "checkbox", id, checked: field.initial === true, "aria-describedby": described });
+      inputs = [box];
+      node = h("div", { class: "field check" }, h("div", { class: "option" }, box, h("label", { for: id }, ...title)), help, hint, error);
+      value = () => box.checked;
+    } else if (field.widget === "radio" || field.widget === "checkboxes") {
+      const multi = field.widget === "checkboxes";
+      const choices = field.choices.slice();
+      if (!multi && !field.required && field.initial === "") choices.push({ value: "", label: "No answer" });
+      const options = choices.map((choice, n) => {
+        const box = h("input", {
+          type: multi ? "checkbox" : "radio",
+          id: `${id}-${n}`,
+          name: id,
+          value: choice.value,
+          checked: multi ? field.initial.includes(choice.value) : choice.value === field.initial,
+        });
+        inputs.push(box);
+        return h("div", { class: "option" }, box, h("label", { for: `${id}-${n}`, text: choice.label }));
+      });
+      node = h("fieldset", { class: "field group", id: `${id}-group`, "aria-describedby": described },
+        h("legend", {}, ...title), help, hint, h("div", { class: "options" }, ...options), error);
+      value = multi
+        ? () => inputs.filter((box) => box.checked).map((box) => box.value)
+        : () => (inputs.find((box) => box.checked) || { value: "" }).value;
+    } else if (field.widget === "select") {
+      const empty = field.initial === "" ? [h("option", { value: "", text: field.required ? "Choose one…" : "No answer" })] : [];
+      const select = h("select", { id, "aria-describedby": described, "aria-required": field.required ? "true" : null },
+        ...empty,
+        ...field.choices.map((choice) => h("option", { value: choice.value, selected: choice.value === field.initial, text: choice.label })));
+      inputs = [select];
+      node = h("div", { class: "field" }, h("label", { for: id }, ...title), help, hint, select, error);
+      value = () => select.value;
+    } else {
+      const box = h(field.widget === "textarea" ? "textarea" : "input", {
+        type: field.widget === "textarea" ? null : "text",
+        id,
+        value: field.initial,
+        placeholder: field.placeholder,
+        inputmode: field.inputmode,
+        autocomplete: "off",
+        spellcheck: field.kind === "text" ? null : "false",
+        "aria-describedby": described,
+        "aria-required": field.required ? "true" : null,
+      });
+      inputs = [box];
+      node = h("div", { class: "field" }, h("label", { for: id }, ...title), help, hint, box, error);
+      value = () => box.value;
+    }
+
+    return {
+      node,
+      value,
+      showError(message) {
+        error.hidden = !message;
+        error.textContent = message || "";
+        node.classList.toggle("invalid", Boolean(message));
+        for (const input of inputs) {
+          if (message) input.setAttribute("aria-invalid", "true");
+          else input.removeAttribute("aria-invalid");
+        }
+      },
+      focus() {
+        const target = inputs.find((box) => box.checked) || inputs[0];
+        if (target) target.focus();
+      },
+    };
+  }
+
+  // -- links (URL mode) ------------------------------------------------------------------
+
+  function drawConsent(prompt) {
+    const warned = prompt.warnings.length > 0;
+    const rows = [];
+    if (prompt.required_by) rows.push(["Needed by", h("span", { text: prompt.required_by })]);
+    rows.push(["Domain", prompt.domain
+      ? h("strong", { class: "domain", text: prompt.domain })
+      : h("span", { class: "no-domain", text: `none (${prompt.domain_note})` })]);
+    rows.push(["Full link", h("code", { class: "url", text: prompt.shown_url })]);
+    if (prompt.host) rows.push(["Host", h("span", { text: prompt.host })]);
+
+    function open() {
+      if (state.busy || state.shown !== prompt.id) return;
+      // Only here, from the person's click: nothing loads the link before. noopener and
+      // noreferrer: the site gets neither this page nor its address (which holds the token).
+      window.open(prompt.open_url, "_blank", "noopener,noreferrer");
+      answer(prompt, "accept");
+    }
+
+    return h("article", { class: "prompt link" },
+      asker(prompt, " asks you to open a link:"),
+      h("h1", { id: "prompt-heading", tabindex: "-1", class: "message", text: prompt.message }),
+      h("dl", { class: "link-facts" }, ...rows.map(([term, detail]) => [h("dt", { text: term }), h("dd", {}, detail)])),
+      warned
+        ? h("ul", { class: "warnings" }, ...prompt.warnings.map((text) => h("li", { text })))
+        : null,
+      h("p", { class: "explain", text: "Nothing has been opened or loaded yet. Open link opens it in a new tab; mcp-elicit itself never loads it." }),
+      // With warnings, opening is not the suggested choice: no emphasis, and it says so.
+      actions(
+        button(warned ? "Open link anyway" : "Open link", open, !warned),
+        button("Decline", () => answer(prompt, "decline")),
+        cancelButton(prompt)));
+  }
+
+  function drawWaiting(prompt) {
+    return h("article", { class: "prompt waiting" },
+      asker(prompt, " is waiting for you"),
+      h("h1", { id: "prompt-heading", tabindex: "-1", text: "Waiting for you to finish on the page" }),
+      h("p", { class: "message", text: prompt.message }),
+      h("p", {}, "The link: ", h("code", { class: "url", text: prompt.url })),
+      h("p", { class: "explain" },
+        "When you have finished there, choose I'm done. This also ends by itself when ",
+        h("span", { class: "server", text: prompt.server }), " confirms."),
+      actions(button("I'm done", () => answer(prompt, "done"), true), cancelButton(prompt)));
+  }
+
+  poll();
+})();
