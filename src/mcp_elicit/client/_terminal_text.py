@@ -126,9 +126,12 @@ def value_text(field: Field, value: JSONValue | None) -> str:
     return clean(json.dumps(value, ensure_ascii=False), newlines=False)
 
 
-def field_heading(field: Field, index: int, total: int, *, free_text: bool = False) -> str:
-    """Like ``Field 2 of 5: Age (integer, required, 0-150, default 30)``, with an en dash."""
-    parts = [KIND_WORDS[field.kind], "required" if field.required else "optional"]
+def field_facts(field: Field, *, required: bool = True) -> list[str]:
+    """What a field is, in the words both renderers use: its kind, whether it is required
+    (unless ``required=False``: the web page marks that apart), bounds, pattern, default."""
+    parts = [KIND_WORDS[field.kind]]
+    if required:
+        parts.append("required" if field.required else "optional")
     bounds = bounds_text(field)
     if bounds is not None:
         parts.append(bounds)
@@ -136,6 +139,12 @@ def field_heading(field: Field, index: int, total: int, *, free_text: bool = Fal
         parts.append(f"must match {clean(field.pattern, newlines=False)}")
     if field.default is not None:
         parts.append(f"default {value_text(field, field.default)}")
+    return parts
+
+
+def field_heading(field: Field, index: int, total: int, *, free_text: bool = False) -> str:
+    """Like ``Field 2 of 5: Age (integer, required, 0-150, default 30)``, with an en dash."""
+    parts = field_facts(field)
     label = clean(field.label, newlines=False)
     where = "" if free_text else f"Field {index} of {total}: "
     return f"{where}{label} ({', '.join(parts)})"

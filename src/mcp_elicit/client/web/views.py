@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_elicit.client._terminal_text import (
-    KIND_WORDS,  # the terminal's words for each kind, so both renderers say the same
-    bounds_text,
     clean,
     domain_text,
+    field_facts,
     finding_line,
     notice_line,
     value_text,
@@ -105,15 +104,7 @@ def field_view(item: Field, *, free_text: bool = False) -> dict[str, Any]:
 
 def hint(item: Field) -> str:
     """The terminal's field heading without the label, like ``integer, 1-14, default 1``."""
-    parts = [KIND_WORDS[item.kind]]
-    bounds = bounds_text(item)
-    if bounds is not None:
-        parts.append(bounds)
-    if item.pattern is not None:
-        parts.append(f"must match {clean(item.pattern, newlines=False)}")
-    if item.default is not None:
-        parts.append(f"default {value_text(item, item.default)}")
-    return ", ".join(parts)
+    return ", ".join(field_facts(item, required=False))
 
 
 def initial(item: Field) -> JSONValue:
