@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import secrets
+import uuid
 from pathlib import Path
 
 import pytest
@@ -27,3 +29,15 @@ def data_dir() -> Path:
 def anyio_backend() -> str:
     # The SDK and our client run on asyncio; one backend keeps the suite's time down.
     return "asyncio"
+
+
+@pytest.fixture
+def sentinel() -> str:
+    """A secret to search for afterwards: it must appear nowhere it should not."""
+    return f"sk-SENTINEL-{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def key() -> str:
+    """A deployment key (``MCP_ELICIT_KEY``) shared by every server process of one test."""
+    return secrets.token_urlsafe(32)

@@ -274,22 +274,26 @@ def text(result: types.CallToolResult) -> str:
 
 
 @contextlib.asynccontextmanager
-async def serve_http(server: MCPServer) -> AsyncIterator[str]:
-    """Serve ``server`` over Streamable HTTP on a free loopback port; yield its URL."""
+async def serve_on_loopback(app: Any, **config: Any) -> AsyncIterator[int]:
+    """Serve the ASGI ``app`` with uvicorn on a free 127.0.0.1 port; yield the port."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        server.streamable_http_app(), log_config=None, access_log=False, log_level="warning"
-    )
-    web = uvicorn.Server(config)
+    port: int = sock.getsockname()[1]
+    web = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, **config))
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(lambda: web.serve(sockets=[sock]))
         with anyio.fail_after(10):
             while not web.started:
                 await anyio.sleep(0.01)
         try:
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield port
         finally:
             web.should_exit = True
     sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serve_http(server: MCPServer) -> AsyncIterator[str]:
+    """Serve ``server`` over Streamable HTTP on a free loopback port; yield its URL."""
+    async with serve_on_loopback(server.streamable_http_app(), log_level="warning") as port:
+        yield f"http://127.0.0.1:{port}/mcp"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import secrets
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -68,11 +67,6 @@ Person = Callable[[types.ElicitRequestURLParams], Awaitable[None]]
 
 
 # -- fixtures -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def sentinel() -> str:
-    return f"sk-SENTINEL-{uuid.uuid4().hex}"
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -18,7 +17,6 @@ from urllib.parse import urlsplit
 import anyio
 import httpx2
 import pytest
-import uvicorn
 from mcp.server.mcpserver import MCPServer
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -40,6 +38,7 @@ from mcp_elicit.server.pages.csrf import COOKIE_NAME, Csrf
 from mcp_elicit.server.vault import Vault
 from mcp_elicit.stores import MemoryStore, SQLiteStore, Store
 from tests.identities import TEST_USER_HEADER, HeaderIdentity
+from tests.server_support import serve_on_loopback
 
 pytestmark = pytest.mark.anyio
 
@@ -779,22 +778,8 @@ async def test_a_rebinding_page_cannot_post_even_with_a_valid_token(
         assert await elicitation.vault.get(LOCAL_USER, "weather-api") is None
 
 
-@contextlib.asynccontextmanager
-async def _served(app: Starlette) -> AsyncIterator[int]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port: int = sock.getsockname()[1]
-    web = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off"))
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(lambda: web.serve(sockets=[sock]))
-        with anyio.fail_after(10):
-            while not web.started:
-                await anyio.sleep(0.01)
-        try:
-            yield port
-        finally:
-            web.should_exit = True
-    sock.close()
+def _served(app: Starlette) -> contextlib.AbstractAsyncContextManager[int]:
+    return serve_on_loopback(app, lifespan="off")
 
 
 async def test_mounted_pages_answer_to_the_public_url(caplog: pytest.LogCaptureFixture) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import secrets
 import signal
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,16 +39,6 @@ from tests.peer_servers.secret_server import (
 pytestmark = pytest.mark.anyio
 
 TIMEOUT = 120.0  # two server start-ups on a busy two-core machine
-
-
-@pytest.fixture
-def sentinel() -> str:
-    return f"sk-SENTINEL-{uuid.uuid4().hex}"
-
-
-@pytest.fixture
-def key() -> str:
-    return secrets.token_urlsafe(32)
 
 
 @pytest.fixture

@@ -15,9 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import secrets
 import sqlite3
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -62,16 +60,6 @@ DRAFT = "2025-06-18"
 
 
 # -- fixtures -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def sentinel() -> str:
-    return f"sk-SENTINEL-{uuid.uuid4().hex}"
-
-
-@pytest.fixture
-def key() -> str:
-    return secrets.token_urlsafe(32)
 
 
 @pytest.fixture
