@@ -713,7 +713,7 @@ async def review_and_submit(page: Any) -> None:
 async def test_connect_ui_web_answers_in_the_browser(terminal: Terminal) -> None:
     booking = [sys.executable, str(Path(__file__).parent.parent / "examples" / "booking_server.py")]
     pane = terminal.start("connect", "--ui", "web", "--", *booking)
-    await shows(pane, "mcp>")
+    await shows(pane, "mcp>", timeout=Pane.STARTUP)
     pane.type("call book_table")
     url = await terminal.page_url()
     screen = await shows(pane, f"booking-demo asks something: answer on {url}")
@@ -738,7 +738,7 @@ async def test_demo_ui_web_books_confirms_and_opens_the_servers_own_page(
     terminal: Terminal,
 ) -> None:
     pane = terminal.start("demo", "--ui", "web", "--protocol", "2025-11-25")
-    await shows(pane, "with a page in your browser for its questions")
+    await shows(pane, "with a page in your browser for its questions", timeout=Pane.STARTUP)
     await shows(pane, "Press Enter to call book_room")
     pane.keys("Enter")
     url = await terminal.page_url()

@@ -36,7 +36,7 @@ def connect(tmp_path: Path) -> Iterator[object]:
         command = [*MCP_ELICIT, "connect", *options, "--", *SERVER]
         pane = Pane(command, env)
         panes.append(pane)
-        pane.wait_for("mcp>")
+        pane.wait_for("mcp>", timeout=Pane.STARTUP)
         return pane
 
     start.opened = opened  # type: ignore[attr-defined]

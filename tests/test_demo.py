@@ -74,7 +74,7 @@ def demo(tmp_path: Path) -> Iterator[Demo]:
 
 
 def book_a_room(pane: Pane, *, extras: bool) -> None:
-    pane.wait_for("── Step 1 of 5: a form (book_room) ──")
+    pane.wait_for("── Step 1 of 5: a form (book_room) ──", timeout=Pane.STARTUP)
     pane.wait_for("Press Enter to call book_room")
     pane.keys("Enter")
     screen = pane.wait_for("Answer this request? [a]nswer/[d]ecline/[c]ancel")
@@ -126,7 +126,9 @@ def fingerprint(value: str) -> str:
 @pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
 def test_the_demo_from_booking_to_a_secret_on_the_hosted_page(demo: Demo, protocol: str) -> None:
     pane = demo.start(protocol)
-    screen = pane.wait_for(f"Protocol {protocol}; the server keeps its flows and secrets in")
+    screen = pane.wait_for(
+        f"Protocol {protocol}; the server keeps its flows and secrets in", timeout=Pane.STARTUP
+    )
     assert "sqlite:///" in screen and "INFO" not in screen  # no server log lines on screen
     book_a_room(pane, extras=True)
     pane.wait_for(

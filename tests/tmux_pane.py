@@ -45,6 +45,10 @@ class Pane:
             check=True,
         ).stdout
 
+    # A first start in a fresh clone compiles every module and starts a server process on
+    # two busy cores: the first screen gets longer than any later step.
+    STARTUP = 90.0
+
     def wait_for(self, text: str, timeout: float = 20.0, *, count: int = 1) -> str:
         """The screen once ``text`` shows (``count`` times: earlier ones stay in scrollback)."""
         deadline = time.monotonic() + timeout
