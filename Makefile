@@ -11,7 +11,7 @@ NPM ?= npm
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup peers browser demo test lint typecheck pytest bench screenshots clean
+.PHONY: setup peers browser demo test test-fast lint typecheck pytest bench screenshots clean
 
 setup: $(VENV)/.synced
 
@@ -59,6 +59,12 @@ pytest: setup peers browser
 	$(PY) -m pytest
 
 test: lint typecheck pytest
+
+# Everything but the tests marked browser, tmux, node, services or slow (tests/markers.py):
+# under a minute, with nothing to install beyond the virtual environment.
+FAST := not (browser or tmux or node or services or slow)
+test-fast: setup
+	$(PY) -m pytest -q -m "$(FAST)"
 
 # The official conformance suite against examples/conformance_server.py and
 # examples/conformance_client.py (also part of `make test`).

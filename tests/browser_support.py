@@ -22,6 +22,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from tests import markers
 from tests.peers import PEERS, missing
 
 CHROMIUM = Path(os.environ.get("MCP_ELICIT_CHROMIUM", "/usr/bin/chromium"))
@@ -33,6 +34,7 @@ SERIOUS = ("serious", "critical")
 
 
 def chromium_path() -> Path:
+    markers.require("browser")
     if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
         missing(f"Chromium ({CHROMIUM}; make browser installs Debian's chromium)")
     return CHROMIUM

@@ -2,11 +2,16 @@ from __future__ import annotations
 
 import os
 import secrets
+import subprocess
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests import markers
 
 # `HYPOTHESIS_PROFILE=thorough make pytest` digs deeper than the everyday run.
 settings.register_profile(
@@ -41,3 +46,25 @@ def sentinel() -> str:
 def key() -> str:
     """A deployment key (``MCP_ELICIT_KEY``) shared by every server process of one test."""
     return secrets.token_urlsafe(32)
+
+
+@pytest.fixture(autouse=True)
+def _marked_honestly(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Record the test's markers for :func:`tests.markers.require`, and refuse a subprocess
+    to a test that is not marked as starting one (it would slow ``make test-fast``)."""
+    names = frozenset(m.name for m in request.node.iter_markers())
+    markers.current = names
+    if not names.intersection(markers.HEAVY):
+        real_init = subprocess.Popen.__init__
+
+        def guarded(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+            markers.require("slow", "node", "tmux", "browser", "services")
+            real_init(self, *args, **kwargs)
+
+        monkeypatch.setattr(subprocess.Popen, "__init__", guarded)
+    try:
+        yield
+    finally:
+        markers.current = frozenset()

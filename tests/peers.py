@@ -18,6 +18,8 @@ from typing import NoReturn
 
 import pytest
 
+from tests import markers
+
 PEERS = Path(__file__).resolve().parents[1] / "peers"
 NODE_MODULES = PEERS / "node_modules"
 
@@ -38,6 +40,7 @@ def missing(what: str) -> NoReturn:
 
 def node22() -> Path:
     """The Node 22 binary from ``peers/node_modules``."""
+    markers.require("node")
     if not (NODE22.is_file() and os.access(NODE22, os.X_OK)):
         missing(f"Node 22 ({NODE22.relative_to(PEERS.parent)})")
     return NODE22

@@ -45,6 +45,7 @@ def test_python_blocks_in_docs_run(page: Path, capsys: pytest.CaptureFixture[str
         del sys.modules[module.__name__]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", STANDALONE, ids=[p.name for p in STANDALONE])
 def test_examples_run(example: Path) -> None:
     done = subprocess.run(
@@ -53,6 +54,7 @@ def test_examples_run(example: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_the_forms_example_prints_one_message_per_bad_field() -> None:
     output = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "forms_quickstart.py")],
@@ -78,6 +80,7 @@ def test_the_readme_server_quick_start_is_examples_server_quickstart() -> None:
     assert example.endswith(found.group(1)), "README and examples/server_quickstart.py differ"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["2025-06-18", "2025-11-25", "2026-07-28"])
 def test_the_server_quick_start_asks_and_confirms(protocol: str, tmp_path: Path) -> None:
     """Through ``mcp-elicit call`` with scripted answers, on every revision; the server's key

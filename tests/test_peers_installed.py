@@ -16,6 +16,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from tests.peers import conformance_command, node22, server_everything_command
 
+pytestmark = pytest.mark.node
+
 
 def test_node22_is_node_22() -> None:
     done = subprocess.run(

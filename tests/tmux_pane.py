@@ -8,6 +8,8 @@ import time
 import uuid
 from pathlib import Path
 
+from tests import markers
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -15,6 +17,7 @@ class Pane:
     """One tmux session running one command; ``keys`` types, ``wait_for`` reads the screen."""
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        markers.require("tmux")
         self.name = f"mcp-elicit-{uuid.uuid4().hex[:8]}"
         # A tmux server of its own (-L): no race with another test's server shutting down,
         # and nothing to do with a tmux the person running the tests may have open.

@@ -11,8 +11,10 @@ import pytest
 
 from tests.peers import conformance_command
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "examples" / "conformance_client.py"
+
+pytestmark = [pytest.mark.node, pytest.mark.slow]
 
 # A bare SDK 2.3 client, the control: it cannot take a result without `resultType`.
 BARE_SDK_CLIENT = """

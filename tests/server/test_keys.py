@@ -240,6 +240,7 @@ def test_threads_racing_to_create_the_file_all_get_the_same_key(tmp_path: Path) 
         assert mode(file) == 0o600
 
 
+@pytest.mark.slow
 def test_processes_racing_to_create_the_file_all_get_the_same_key(tmp_path: Path) -> None:
     file = tmp_path / "state" / "key"
     go = time.time() + 1.5  # every process waits for the same instant, then loads

@@ -52,6 +52,7 @@ def make(answers: list[dict[str, object]]) -> ElicitationHandler:
     return h
 
 
+@pytest.mark.slow
 async def test_more_rounds_than_the_sdk_allows_complete() -> None:
     # The SDK's own client gives up after 10 rounds; people need minutes, not rounds.
     async with ElicitingClient(rounds_server(), make([]), protocol="2026-07-28") as client:
@@ -99,13 +100,14 @@ async def test_asking_again_for_a_completed_url_is_a_loop_not_a_retry_forever() 
     assert len(h.renderer.prompts) == 1  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 async def test_the_url_drafts_required_error_is_tracked_to_completion_then_retried() -> None:
     import sys
     from pathlib import Path
 
     from mcp.client.stdio import StdioServerParameters
 
-    script = Path(__file__).parent / "peer_servers" / "url_draft_server.py"
+    script = Path(__file__).parent.parent / "peer_servers" / "url_draft_server.py"
     server = StdioServerParameters(command=sys.executable, args=[str(script)])
     h = make([{"action": "accept"}])
     async with ElicitingClient(server, h, protocol="2025-06-18") as client:

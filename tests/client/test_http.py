@@ -51,6 +51,7 @@ async def test_one_elicitation_round_trips_over_http(http_url: str, protocol: st
     assert renderer.used == 2
 
 
+@pytest.mark.slow
 async def test_1000_elicitations_pending_at_once_all_complete(http_url: str) -> None:
     renderer = AcceptingRenderer()
     handler = ElicitationHandler(renderer, policy=Policy(rate_limit=None), opener=None)

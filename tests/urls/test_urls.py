@@ -24,7 +24,7 @@ from mcp_elicit.urls import (
 from mcp_elicit.urls.characters import classify_character
 from mcp_elicit.urls.hosts import parse_whatwg_ipv4
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "urls.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "urls.md"
 DEV = UrlPolicy(allow_http_loopback=True)
 
 

@@ -14,7 +14,7 @@ import pytest
 from mcp_elicit.cli import main
 from mcp_elicit.cli.url_command import add_parser
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -146,6 +146,7 @@ def test_add_parser_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(capsys.readouterr().out)["verdict"] == "allow"
 
 
+@pytest.mark.slow
 def test_in_a_real_subprocess() -> None:
     env = {
         **os.environ,

@@ -27,6 +27,8 @@ from tests.peer_servers.secret_server import browser
 from tests.peers import missing
 from tests.tmux_pane import Pane
 
+pytestmark = [pytest.mark.tmux, pytest.mark.slow]
+
 MCP_ELICIT = [sys.executable, "-m", "mcp_elicit"]
 
 

@@ -16,7 +16,9 @@ import pytest
 from tests.peers import missing
 from tests.tmux_pane import Pane
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = [pytest.mark.tmux, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, str(ROOT / "examples" / "booking_server.py")]
 MCP_ELICIT = [sys.executable, "-m", "mcp_elicit"]
 

@@ -56,7 +56,7 @@ from tests.peer_servers.secret_server import (
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Page, ViewportSize
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.browser, pytest.mark.slow]
 
 TIMEOUT = 120.0  # a whole test, browser included, on a busy two-core machine
 DESKTOP: ViewportSize = {"width": 1000, "height": 600}  # screenshots grow to the whole page

@@ -13,7 +13,7 @@ import pytest
 
 from tests.peers import server_everything_command
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOOKING = [sys.executable, str(ROOT / "examples" / "booking_server.py")]
 FASTMCP = [sys.executable, str(ROOT / "tests" / "peer_servers" / "fastmcp_server.py")]
 
@@ -50,6 +50,8 @@ def raw_result(stdout: str) -> dict[str, Any]:
     return dict(json.loads(stdout.split("Raw result: ", 1)[1].strip()))
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_everything_form_accepted_with_content(tmp_path: Path) -> None:
     content = {"name": "Ada Lovelace", "check": True, "email": "ada@example.com", "integer": 7}
     done = everything(
@@ -60,6 +62,8 @@ def test_everything_form_accepted_with_content(tmp_path: Path) -> None:
     assert raw_result(done.stdout) == {"action": "accept", "content": content}
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_everything_form_accepted_with_defaults(tmp_path: Path) -> None:
     answer = {"action": "accept", "defaults": True, "content": {"name": "Ada"}}
     done = everything(tmp_path, "trigger-elicitation-request", [answer])
@@ -77,6 +81,8 @@ def test_everything_form_accepted_with_defaults(tmp_path: Path) -> None:
     ("action", "said"),
     [("decline", "User declined"), ("cancel", "User cancelled")],
 )
+@pytest.mark.node
+@pytest.mark.slow
 def test_everything_form_declined_and_cancelled(tmp_path: Path, action: str, said: str) -> None:
     done = everything(tmp_path, "trigger-elicitation-request", [{"action": action}])
     assert done.returncode == 0, done.stderr
@@ -84,6 +90,8 @@ def test_everything_form_declined_and_cancelled(tmp_path: Path, action: str, sai
     assert raw_result(done.stdout) == {"action": action}
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_everything_invalid_answer_is_not_sent(tmp_path: Path) -> None:
     # server-everything takes anything; our client does not send what the schema forbids.
     bad = {"action": "accept", "content": {"name": "Ada", "integer": 1000}}
@@ -92,6 +100,8 @@ def test_everything_invalid_answer_is_not_sent(tmp_path: Path) -> None:
     assert raw_result(done.stdout)["action"] == "cancel"
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_everything_url_request_path(tmp_path: Path) -> None:
     args = json.dumps({"url": "https://example.com/authorize", "message": "Authorize us"})
     done = everything(
@@ -103,6 +113,8 @@ def test_everything_url_request_path(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["isError"] is False
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_everything_url_error_path_consents_then_retries(tmp_path: Path) -> None:
     args = json.dumps({"url": "https://example.com/authorize", "errorPath": True})
     answers = [{"action": "accept"}, {"action": "accept"}]  # the -32042 link, then the retry's
@@ -113,6 +125,8 @@ def test_everything_url_error_path_consents_then_retries(tmp_path: Path) -> None
     assert "User completed the URL elicitation flow" in done.stdout
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_everything_url_error_path_declined_keeps_the_error(tmp_path: Path) -> None:
     args = json.dumps({"url": "https://example.com/authorize", "errorPath": True})
     done = everything(tmp_path, "trigger-url-elicitation", [{"action": "decline"}], "--args", args)
@@ -121,6 +135,8 @@ def test_everything_url_error_path_declined_keeps_the_error(tmp_path: Path) -> N
     assert "consented" not in done.stderr
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_everything_blocked_url_is_never_offered(tmp_path: Path) -> None:
     args = json.dumps({"url": "https://0x7f.1/admin", "message": "Open this"})
     done = everything(tmp_path, "trigger-url-elicitation", [{"action": "accept"}], "--args", args)
@@ -129,6 +145,8 @@ def test_everything_blocked_url_is_never_offered(tmp_path: Path) -> None:
     assert "User cancelled" in done.stdout
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_running_out_of_answers_cancels_and_says_so(tmp_path: Path) -> None:
     done = everything(tmp_path, "trigger-elicitation-request", [])
     assert "no answer left" in done.stderr
@@ -149,6 +167,7 @@ def test_running_out_of_answers_cancels_and_says_so(tmp_path: Path) -> None:
         ("confirm", {"value": False}, "confirm: accept False"),
     ],
 )
+@pytest.mark.slow
 def test_fastmcp_forms(tmp_path: Path, tool: str, content: dict[str, Any], said: str) -> None:
     # fastmcp 4.1's ctx.elicit needs the push era; on 2026-07-28 it fails the call.
     answers = [{"action": "accept", "content": content}]
@@ -157,6 +176,7 @@ def test_fastmcp_forms(tmp_path: Path, tool: str, content: dict[str, Any], said:
     assert done.stdout.strip() == said
 
 
+@pytest.mark.slow
 def test_fastmcp_decline(tmp_path: Path) -> None:
     done = call(tmp_path, "order", FASTMCP, [{"action": "decline"}], "--protocol", "2025-11-25")
     assert done.stdout.strip() == "no order: decline"
@@ -165,6 +185,7 @@ def test_fastmcp_decline(tmp_path: Path) -> None:
 # -- the official SDK's server, both eras ------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["2025-06-18", "2025-11-25", "2026-07-28"])
 def test_sdk_server_form_in_each_era(tmp_path: Path, protocol: str) -> None:
     answers = [{"action": "accept", "defaults": True, "content": {"name": "Ada"}}]
@@ -177,6 +198,7 @@ def test_sdk_server_form_in_each_era(tmp_path: Path, protocol: str) -> None:
 @pytest.mark.parametrize(
     ("tool", "said"), [("link_account", "Link accept."), ("sync_files", "Files synced.")]
 )
+@pytest.mark.slow
 def test_sdk_server_url_mode_in_each_era(
     tmp_path: Path, protocol: str, tool: str, said: str
 ) -> None:

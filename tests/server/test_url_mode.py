@@ -51,7 +51,7 @@ from tests.peer_servers.secret_server import (
     user_of_token,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 TIMEOUT = 90.0  # a whole test, on a busy two-core machine
 MODERN = "2026-07-28"

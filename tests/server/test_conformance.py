@@ -15,7 +15,9 @@ import pytest
 
 from tests.peers import conformance_command
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = [pytest.mark.node, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "examples" / "conformance_server.py"
 
 PUSH_ERA = ["tools-call-elicitation", "elicitation-sep1034-defaults", "elicitation-sep1330-enums"]

@@ -52,7 +52,7 @@ from tests.peer_servers.every_field_server import (
 from tests.peers import missing
 from tests.tmux_pane import Pane
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 VIEWPORT = {"width": 1000, "height": 900}
 FORM = Form.from_schema(schema_of(Everything))
@@ -711,7 +711,10 @@ async def review_and_submit(page: Any) -> None:
 
 
 async def test_connect_ui_web_answers_in_the_browser(terminal: Terminal) -> None:
-    booking = [sys.executable, str(Path(__file__).parent.parent / "examples" / "booking_server.py")]
+    booking = [
+        sys.executable,
+        str(Path(__file__).parent.parent.parent / "examples" / "booking_server.py"),
+    ]
     pane = terminal.start("connect", "--ui", "web", "--", *booking)
     await shows(pane, "mcp>", timeout=Pane.STARTUP)
     pane.type("call book_table")

@@ -63,7 +63,7 @@ def test_check_valid_and_invalid(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 def test_check_reads_the_schema_inside_a_request(capsys: pytest.CaptureFixture[str]) -> None:
     vector = (
-        Path(__file__).parent
+        Path(__file__).parent.parent
         / "data/spec/vectors/V024_R1125_Example-Structured-Data-Request-Request.json"
     )
     assert run(["schema", "check", str(vector), "-r", "2025-11-25"], capsys)[0] == 0
@@ -167,6 +167,7 @@ def test_a_wrong_shape_is_a_finding_not_a_traceback(
     assert status == 1 and "the answer must be an object" in out
 
 
+@pytest.mark.slow
 def test_the_installed_command_runs(tmp_path: Path) -> None:
     path = write(tmp_path, "s.json", SCHEMA)
     script = Path(sys.executable).parent / "mcp-elicit"  # the console script in the venv

@@ -92,7 +92,7 @@ def run_python(code: str, *args: str) -> str:
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=Path(__file__).parent.parent,
+        cwd=Path(__file__).parent.parent.parent,
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -115,6 +115,7 @@ WRITER = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_sqlite_data_written_by_another_process_is_read_here(tmp_path: Path) -> None:
     url = url_of(tmp_path / "shared.db")
@@ -217,6 +218,7 @@ RACER = """
 """
 
 
+@pytest.mark.slow
 def test_sqlite_processes_racing_to_complete_have_exactly_one_winner(tmp_path: Path) -> None:
     url = url_of(tmp_path / "race.db")
     create_flows(url, FLOW_IDS)
@@ -227,7 +229,7 @@ def test_sqlite_processes_racing_to_complete_have_exactly_one_winner(tmp_path: P
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            cwd=Path(__file__).parent.parent,
+            cwd=Path(__file__).parent.parent.parent,
         )
         for _ in range(3)
     ]
@@ -254,6 +256,7 @@ OPENER = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_sqlite_processes_creating_one_new_file_at_once(tmp_path: Path) -> None:
     """Schema creation is one IMMEDIATE transaction: the first process creates, the others
@@ -265,7 +268,7 @@ async def test_sqlite_processes_creating_one_new_file_at_once(tmp_path: Path) ->
             [sys.executable, "-c", textwrap.dedent(OPENER), url_of(path), start, f"user-{i}"],
             stderr=subprocess.PIPE,
             text=True,
-            cwd=Path(__file__).parent.parent,
+            cwd=Path(__file__).parent.parent.parent,
         )
         for i in range(4)
     ]

@@ -36,7 +36,7 @@ from tests.peer_servers.secret_server import (
     text_of,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 TIMEOUT = 120.0  # two server start-ups on a busy two-core machine
 
