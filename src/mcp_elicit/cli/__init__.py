@@ -20,10 +20,14 @@ from mcp_elicit.cli import (
 )
 from mcp_elicit.cli._host import split_command
 from mcp_elicit.cli._io import UsageError
+from mcp_elicit.cli._parsing import CommandParser
+
+# The commands that take a server's command after `--`, last on the line.
+_HOSTS = ("connect", "call")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="mcp-elicit",
         description="Model Context Protocol elicitation: forms, URL mode, every revision.",
     )
@@ -34,19 +38,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    words = list(sys.argv[1:] if argv is None else argv)
-    # `connect` and `call` take the server's command after `--`, last on the line.
+def parse(argv: Sequence[str], parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
+    """The command line, read: options and positionals in any order; for ``connect`` and
+    ``call``, the server's command after ``--`` (last) in ``server_command``. Bad usage exits
+    2 with the command's own usage line."""
+    parser = parser or build_parser()
+    words = list(argv)
     command: list[str] = []
-    if "--" in words and any(w in ("connect", "call") for w in words[: words.index("--")]):
+    if "--" in words and any(w in _HOSTS for w in words[: words.index("--")]):
         words, command = split_command(words)
     args = parser.parse_args(words)
     args.server_command = command
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parse(sys.argv[1:] if argv is None else argv, parser)
     try:
         status: int = args.run(args)
     except UsageError as exc:
-        parser.exit(2, f"mcp-elicit: error: {exc}\n")
+        # Found after parsing (a missing file, a bad target): shown as argparse shows its own.
+        command: argparse.ArgumentParser = getattr(args, "command_parser", parser)
+        command.error(str(exc))
     except KeyboardInterrupt:
         return 130
     return status

@@ -23,6 +23,16 @@ _MODES = {
 }
 
 
+def _modes(text: str) -> str:
+    """``--modes``: ``form``, ``url``, or both (``form,url``; ``form+url`` and ``url,form``
+    too), as the key of ``_MODES``."""
+    words = {word.strip().lower() for word in text.replace("+", ",").split(",")}
+    for key in _MODES:
+        if set(key.split(",")) == words:
+            return key
+    raise argparse.ArgumentTypeError(f"choose form, url, or both as form,url (not {text!r})")
+
+
 def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split at the first ``--``: options before, the server command after."""
     words = list(argv)
@@ -47,9 +57,11 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--modes",
-        choices=sorted(_MODES),
+        type=_modes,
         default="form,url",
-        help="elicitation modes to declare and answer (default: form,url)",
+        metavar="MODES",
+        help="the elicitation modes to declare and answer: form, url, or both as form,url "
+        "(the default)",
     )
     parser.add_argument("--audit", metavar="FILE", help="append a JSON-lines audit log to FILE")
     parser.add_argument(

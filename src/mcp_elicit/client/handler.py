@@ -50,6 +50,7 @@ from mcp_elicit.protocol import (
     ProtocolVersion,
     elicit_result,
     invalid_params_error,
+    negotiated_revision,
     parse_elicitation_params,
     undeclared_mode_problem,
 )
@@ -399,20 +400,12 @@ def asking_of(session: ClientSession, required_by: str | None = None) -> Asking:
 
 
 def revision_of(version: str | None) -> ProtocolVersion:
-    """The elicitation revision whose rules apply to a negotiated protocol version."""
+    """The elicitation revision whose rules apply to a negotiated protocol version (the SDK
+    reads a session without one as 2025-11-25). Liberal: a version older than elicitation is
+    read as its first revision."""
     if version is None:
         return ProtocolVersion.V2025_11_25
-    try:
-        return ProtocolVersion(version)
-    except ValueError:
-        pass
-    # Dated versions compare as strings. Older than elicitation: be liberal, read as its
-    # first revision; newer than we know: the newest rules we have.
-    if version < ProtocolVersion.V2025_11_25.value:
-        return ProtocolVersion.V2025_06_18
-    if version < ProtocolVersion.V2026_07_28.value:
-        return ProtocolVersion.V2025_11_25
-    return ProtocolVersion.V2026_07_28
+    return negotiated_revision(version) or ProtocolVersion.V2025_06_18
 
 
 def _cancel(why: str) -> dict[str, Any]:

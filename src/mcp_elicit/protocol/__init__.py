@@ -59,9 +59,11 @@ from mcp_elicit.protocol.mrtr import (
 from mcp_elicit.protocol.problems import ProtocolProblem
 from mcp_elicit.protocol.revisions import (
     EARLY_DRAFT,
+    RELEASED,
     RULES,
     ProtocolVersion,
     RevisionRules,
+    negotiated_revision,
     parse_protocol_version,
     rules_for,
 )
@@ -71,6 +73,7 @@ __all__ = [
     "FORM_AND_URL",
     "FORM_ONLY",
     "NO_MODES",
+    "RELEASED",
     "RULES",
     "ElicitResult",
     "ElicitationModes",
@@ -91,6 +94,7 @@ __all__ = [
     "invalid_params_error",
     "missing_capability_error",
     "modes_from_capabilities",
+    "negotiated_revision",
     "parse_elicit_request",
     "parse_elicit_result",
     "parse_elicitation_complete",

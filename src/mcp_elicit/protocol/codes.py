@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 # JSON-RPC's own codes.
+INVALID_REQUEST: Final = -32600
 METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602  # also: a client got a mode it did not declare (2025-11-25)
 

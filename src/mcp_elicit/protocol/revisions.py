@@ -132,3 +132,26 @@ def parse_protocol_version(value: ProtocolVersion | str) -> ProtocolVersion:
 def rules_for(revision: ProtocolVersion | str) -> RevisionRules:
     """The rules of a revision given by name."""
     return RULES[parse_protocol_version(revision)]
+
+
+RELEASED: tuple[ProtocolVersion, ...] = (
+    ProtocolVersion.V2025_06_18,
+    ProtocolVersion.V2025_11_25,
+    ProtocolVersion.V2026_07_28,
+)
+"""The released revisions with elicitation, oldest first (the URL-mode draft never was one:
+a peer is taken to speak it by what it declares, not by the version it negotiated)."""
+
+
+def negotiated_revision(version: str) -> ProtocolVersion | None:
+    """The revision whose rules apply to a negotiated protocol version (a date string).
+
+    The one mapping from versions to rules, shared by the client and the server: a version
+    we know is itself; one between two we know (a dated release we have not seen) follows the
+    rules of the last one before it; one after the newest we know follows the newest; one
+    before 2025-06-18 has no elicitation at all (``None``)."""
+    found: ProtocolVersion | None = None
+    for revision in RELEASED:
+        if revision.value <= version:
+            found = revision
+    return found

@@ -17,11 +17,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 import pydantic
-from mcp.server.mcpserver import Context
-from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import MCPError
 from mcp_types import REQUEST_TIMEOUT
 
+from mcp_elicit import _sdk
 from mcp_elicit.forms import Problem
 from mcp_elicit.protocol import (
     ProtocolVersion,
@@ -33,8 +32,8 @@ from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.errors import CannotAsk, InvalidAnswer
-from mcp_elicit.server.installed import settings_of
-from mcp_elicit.server.peer import Peer, peer_of
+from mcp_elicit.server.peer import Peer
+from mcp_elicit.server.scope import RequestScope, current_scope
 from mcp_elicit.server.questions import (
     Question,
     cached_question,
@@ -48,7 +47,7 @@ Fallback = Answer[T] | Callable[[], Answer[T] | Awaitable[Answer[T]]]
 
 
 async def ask(
-    ctx: Context[Any, Any],
+    ctx: Any,
     tp: type[T] | Mapping[str, Any],
     message: str,
     *,
@@ -76,7 +75,7 @@ async def ask(
 
 
 async def confirm(
-    ctx: Context[Any, Any],
+    ctx: Any,
     message: str,
     *,
     timeout: float | None = None,
@@ -101,7 +100,7 @@ async def confirm(
 
 @overload
 async def choose(
-    ctx: Context[Any, Any],
+    ctx: Any,
     message: str,
     options: Sequence[str] | Mapping[str, str],
     *,
@@ -115,7 +114,7 @@ async def choose(
 
 @overload
 async def choose(
-    ctx: Context[Any, Any],
+    ctx: Any,
     message: str,
     options: Sequence[str] | Mapping[str, str],
     *,
@@ -130,7 +129,7 @@ async def choose(
 
 
 async def choose(
-    ctx: Context[Any, Any],
+    ctx: Any,
     message: str,
     options: Sequence[str] | Mapping[str, str],
     *,
@@ -175,7 +174,7 @@ async def choose(
 
 
 async def ask_question(
-    ctx: Context[Any, Any],
+    ctx: Any,
     question: Question[T],
     message: str,
     *,
@@ -189,22 +188,23 @@ async def ask_question(
         raise ValueError("the message must say what is asked and why")
     if reask < 0:
         raise ValueError("reask must be 0 or more")
-    peer = peer_of(ctx, url_draft=settings_of(ctx).url_draft)
+    scope = current_scope(ctx)
+    peer = scope.peer
     if peer.revision is None or not peer.modes.form:
         if fallback is not None:
             return await _run_fallback(fallback)
         raise _no_form_mode(peer)
     schema = question.schema_for(peer.revision.value)
     if peer.push_era:
-        return await _push(ctx, peer.revision, question, message, schema, timeout, reask)
-    return _in_rounds(question, message, schema, timeout, reask, key)
+        return await _push(scope, peer.revision, question, message, schema, timeout, reask)
+    return _in_rounds(scope, question, message, schema, timeout, reask, key)
 
 
 # -- 2025 revisions: a request to the client ----------------------------------------------------
 
 
 async def _push(
-    ctx: Context[Any, Any],
+    scope: RequestScope,
     revision: ProtocolVersion,
     question: Question[T],
     message: str,
@@ -216,7 +216,7 @@ async def _push(
     for attempt in range(reask + 1):
         params = form_request_params(text, schema, revision=revision)
         try:
-            raw = await send_elicitation(ctx, params, timeout=timeout)
+            raw = await send_elicitation(scope, params, timeout=timeout)
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 return Cancelled("timeout")
@@ -231,23 +231,20 @@ async def _push(
 
 
 async def send_elicitation(
-    ctx: Context[Any, Any], params: Mapping[str, Any], *, timeout: float | None
+    scope: RequestScope, params: Mapping[str, Any], *, timeout: float | None
 ) -> Any:
-    """Send ``elicitation/create`` on the tool call's own channel and return the raw result.
-
-    SDK: ``ServerSession.elicit_form`` always adds ``mode: "form"``, which 2025-06-18 does not
-    define; sending our params as they are keeps the shape exact for every revision.
-    """
-    session = ctx.request_context.session
-    options: CallOptions | None = None if timeout is None else {"timeout": timeout}
-    outbound = session._request_outbound  # private: see the docstring
-    return await outbound.send_raw_request(ELICITATION_CREATE, dict(params), options)
+    """Send ``elicitation/create`` on the tool call's own channel and return the raw result,
+    in the exact shape of the client's revision (see ``_sdk.send_raw_request`` for why)."""
+    return await _sdk.send_raw_request(
+        scope.request.session, ELICITATION_CREATE, params, timeout=timeout
+    )
 
 
 # -- 2026-07-28: a result, then a retry ---------------------------------------------------------
 
 
 def _in_rounds(
+    scope: RequestScope,
     question: Question[T],
     message: str,
     schema: Mapping[str, Any],
@@ -255,49 +252,35 @@ def _in_rounds(
     reask: int,
     key: str | None,
 ) -> Answer[T]:
-    round_ = rounds.current_round()
-    if round_ is None:
-        raise RuntimeError(
-            "asking a 2026-07-28 client needs mcp_elicit.server.Elicitation installed on the "
-            "server: it turns the question into an InputRequiredResult"
-        )
+    """One form question on 2026-07-28, by the round's rules (``rounds``)."""
+    round_ = scope.require_round()
     key = round_.next_key(key)
     revision = ProtocolVersion.V2026_07_28
     # The same digest as of form_request_params(...) for this revision, without its deep
     # copy of the schema: this runs for every ask on every round, answered ones included.
-    pinned = rounds.digest({"mode": "form", "message": message, "requestedSchema": schema})
-    recorded = round_.answers.get(key)
-    if recorded is not None and recorded.get("q") == pinned:
-        return rounds.restore(recorded, question.to_value)
-    asked = round_.asked.get(key)
-    response = round_.responses.get(key)
+    pin = rounds.digest({"mode": "form", "message": message, "requestedSchema": schema})
+    now = time.time()
     tries, note = 0, None
-    # An answer counts for the question it answers (pinned); one that arrives with no record
-    # of its key at all (a client retrying without requestState) is taken on its merits.
-    if asked is None or asked.get("q") == pinned:
-        tries = int(asked.get("try", 0)) if asked is not None else 0
-        note = asked.get("note") if asked is not None else None
-        if response is not None:
-            if (
-                timeout is not None
-                and asked is not None
-                and time.time() > float(asked.get("at", 0)) + timeout
-            ):
-                timed_out = Cancelled("timeout")
-                round_.answers[key] = rounds.record(pinned, timed_out)
-                return timed_out
+    match round_.resolve(key, pin, now=now, timeout=timeout):
+        case rounds.Restored(recorded):
+            return recorded.answer(question.to_value)
+        case rounds.TimedOut():
+            timed_out = Cancelled("timeout")
+            round_.record(key, rounds.Recorded.of(pin, timed_out))
+            return timed_out
+        case rounds.Responded(response) as responded:
             answer = _read_answer(question, message, response, revision)
             if not isinstance(answer, list):
-                round_.answers[key] = rounds.record(pinned, answer, response.get("content"))
+                round_.record(key, rounds.Recorded.of(pin, answer, response.get("content")))
                 return answer
-            if tries >= reask:
+            if responded.tries >= reask:
                 raise InvalidAnswer(message, answer)
-            tries, note = tries + 1, retry_message(message, answer)
+            tries, note = responded.tries + 1, retry_message(message, answer)
+        case rounds.Unanswered() as unanswered:
+            tries, note = unanswered.tries, unanswered.note
     params = form_request_params(message if note is None else note, schema, revision=revision)
-    entry: dict[str, Any] = {"q": pinned, "at": time.time(), "try": tries}
-    if note is not None:
-        entry["note"] = note
-    raise rounds.AskPending(key, {"method": ELICITATION_CREATE, "params": params}, round_, entry)
+    request = {"method": ELICITATION_CREATE, "params": params}
+    raise round_.ask(key, request, rounds.Asked(pin, now, tries, note))
 
 
 # -- shared ---------------------------------------------------------------------------------------

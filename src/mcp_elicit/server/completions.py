@@ -1,20 +1,31 @@
-"""Completion notices after -32042: one task watches every flow a 2025-11-25 client was sent
-to, and tells that client when its flow completes.
+"""Telling a client that the out-of-band part of a URL-mode question is over: every revision's
+way, in one module.
 
-A tool that raises ``UrlRequired`` (or ``secret_required``) returns at once; the client opens
-the link and may wait for ``notifications/elicitation/complete`` before retrying. Something
-must therefore watch the flow after the tool has returned. One task per flow, each polling
-the store, costs a task and a store read per tick for every outstanding link; one shared
-:class:`CompletionWatcher` costs one task in all, and one read per watched flow per pass.
+How a client learns that a link's flow completed depends on the revision, and the revision
+rules table says which (``RevisionRules.completion``):
 
-What it sends, and when (2025-11-25, "Completion Notifications for URL Mode Elicitation"):
+- ``"notification"`` (2025-11-25): ``notifications/elicitation/complete`` with the
+  ``elicitationId``. After a pushed link the tool itself waits for the flow and sends it
+  (:meth:`Completions.after_link`); after a -32042 the tool has returned, so one shared
+  :class:`CompletionWatcher` watches every such flow and tells the client that got the error
+  (:meth:`Completions.after_required`).
+- ``"track"`` (the URL-mode draft): the client asks, with ``elicitation/track``; the server
+  sends ``notifications/progress`` while the flow is open and answers when it completed
+  (:meth:`Completions.track`).
+- ``"retry"`` (2026-07-28): no message at all; the client's retry is the signal. It comes as
+  soon as the person agrees to open the link, while they are most likely still on the page, so
+  the retry is held for ``url_resume_wait`` (:meth:`Completions.hold`,
+  :meth:`Completions.resume_linked`) rather than showing them the same link again.
+- ``"none"`` (2025-06-18): no URL mode, nothing to tell.
+
+What is sent, and when (2025-11-25, "Completion Notifications for URL Mode Elicitation"):
 
 - only when the flow is *completed*: the spec's notification is for when the out-of-band
   interaction "is completed", and a client may retry on it automatically. After a decline a
   retry would only be sent the link again, asking a person who just said no; after an expiry
   there is nothing to retry for. Those flows are dropped without a notice (docs/url-mode.md);
-- only to the session that received the -32042 ("MUST only send the notification to the
-  client that initiated the elicitation request"), with the ``elicitationId`` that error
+- only to the session that received the link or the -32042 ("MUST only send the notification
+  to the client that initiated the elicitation request"), with the ``elicitationId`` it
   carried.
 
 The notice is optional for the server and clients must not depend on it (they "SHOULD still
@@ -22,26 +33,44 @@ provide manual controls"), so whatever goes wrong costs the notice and never the
 flow that vanished from the store, a read that failed, a session that is gone or cannot
 take the message.
 
-What is held: the ``ServerSession`` of the request that got the -32042. The SDK makes one per
-request, as a proxy whose notices go to the connection's standalone stream, and offers no
-public handle on the connection itself, so the watcher cannot tell that a client left
-before it tries to send. It keeps the session until the flow finishes or expires (the flow's
-``ttl``), within :data:`MAX_WATCHED_FLOWS` and :data:`MAX_SESSIONS_PER_FLOW`; a send to a
-client that left fails, and costs nothing else.
+What the watcher holds: the ``ServerSession`` of the request that got the -32042. The SDK
+makes one per request, as a proxy whose notices go to the connection's standalone stream, and
+offers no public handle on the connection itself, so the watcher cannot tell that a client
+left before it tries to send. It keeps the session until the flow finishes or expires (the
+flow's ``ttl``), within :data:`MAX_WATCHED_FLOWS` and :data:`MAX_SESSIONS_PER_FLOW`; a send to
+a client that left fails, and costs nothing else.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import NoReturn, Protocol
+from typing import Any, NoReturn, Protocol
 
 import anyio
+import anyio.abc
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import RequestId, RequestParams
+from pydantic import Field
 
-from mcp_elicit.flows import Flows
+from mcp_elicit.flows import FlowNotFound, Flows
+from mcp_elicit.protocol import ProtocolVersion
+from mcp_elicit.protocol.codes import INVALID_PARAMS
+from mcp_elicit.server.rounds import Round
 from mcp_elicit.stores import FlowRecord, FlowStatus
 
 logger = logging.getLogger(__name__)
+
+COMPLETION_TASK = "mcp-elicit completion notices"
+PROGRESS_EVERY = 5.0
+"""Seconds between the URL-mode draft's "still pending" progress notices."""
+
+DEFAULT_URL_RESUME_WAIT = 20.0
+"""2026-07-28: how long a retry after "I opened the link" is held while the person is still
+on the page, before the link is asked for again."""
 
 MAX_WATCHED_FLOWS = 10_000
 """Flows watched at once. Each costs a store read per pass and holds its sessions until the
@@ -73,7 +102,149 @@ client whose stream does not drain must not hold up the notices of the others.""
 class CompletionClient(Protocol):
     """What a notice is sent through: ``ServerSession`` is one."""
 
-    async def send_elicit_complete(self, elicitation_id: str) -> None: ...
+    async def send_elicit_complete(
+        self, elicitation_id: str, related_request_id: RequestId | None = None
+    ) -> None: ...
+
+
+class Completions:
+    """Completion signalling for one server (the ``Elicitation`` that made it): ``flows`` are
+    read when first needed (a server that only asks never opens its store)."""
+
+    def __init__(
+        self,
+        flows: Callable[[], Flows],
+        *,
+        url_resume_wait: float = DEFAULT_URL_RESUME_WAIT,
+        user_of: Callable[[ServerRequestContext[Any, Any]], str | None] = lambda ctx: None,
+    ) -> None:
+        if url_resume_wait < 0:
+            raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
+        self._flows = flows
+        self.url_resume_wait = url_resume_wait
+        self._user_of = user_of
+        self._tasks: anyio.abc.TaskGroup | None = None
+        self._watcher: CompletionWatcher | None = None
+
+    @contextlib.asynccontextmanager
+    async def running(self, tasks: anyio.abc.TaskGroup) -> AsyncIterator[None]:
+        """While the server runs: the watcher starts in ``tasks`` on the first -32042."""
+        self._tasks = tasks
+        try:
+            yield
+        finally:
+            self._tasks = None
+            # Its sessions belonged to this run; a later run starts a watcher of its own.
+            self._watcher = None
+
+    # -- after a pushed link (2025-11-25, the URL-mode draft) -----------------------------------
+
+    async def after_link(
+        self,
+        revision: ProtocolVersion,
+        flow: FlowRecord,
+        *,
+        session: CompletionClient,
+        elicitation_id: str,
+        request_id: RequestId | None,
+        timeout: float | None,
+    ) -> FlowRecord:
+        """The person agreed to open the link of ``flow``: wait until it finishes (or
+        ``timeout``), and tell the client the revision's way. The flow as it ended."""
+        finished = await self._flows().wait(flow.id, timeout=timeout)
+        if finished.status is FlowStatus.COMPLETED and revision.rules.completion == "notification":
+            # On the tool call's own stream: the request is still open.
+            await session.send_elicit_complete(elicitation_id, related_request_id=request_id)
+        return finished
+
+    # -- after a link the tool raised (-32042, -32604) ------------------------------------------
+
+    def after_required(
+        self,
+        revision: ProtocolVersion,
+        flow_id: str,
+        *,
+        session: CompletionClient,
+        elicitation_id: str,
+    ) -> bool:
+        """The tool returned "open this link first": arrange for the client to learn when
+        ``flow_id`` completes. ``False`` when it will not (logged)."""
+        match revision.rules.completion:
+            case "notification":
+                return self._watch(flow_id, session, elicitation_id)
+            case "track":
+                return True  # the client asks, with elicitation/track
+            case _:
+                return False
+
+    def _watch(self, flow_id: str, session: CompletionClient, elicitation_id: str) -> bool:
+        if self._tasks is None:
+            logger.warning(
+                "flow %s: no completion notice will be sent (Elicitation is not running)",
+                flow_id,
+            )
+            return False
+        if self._watcher is None:
+            self._watcher = CompletionWatcher(self._flows())
+            self._tasks.start_soon(self._watcher.run, name=COMPLETION_TASK)
+        return self._watcher.watch(flow_id, session, elicitation_id)
+
+    # -- the URL-mode draft: elicitation/track ---------------------------------------------------
+
+    async def track(
+        self, ctx: ServerRequestContext[Any, Any], params: TrackParams
+    ) -> dict[str, Any]:
+        """``elicitation/track``: progress while the flow is open, ``{"status": "complete"}``
+        once it completed. An unknown id and another user's id get the same error, so that
+        an id cannot be probed."""
+        flows = self._flows()
+        flow = await flows.get(params.elicitation_id)
+        user = self._user_of(ctx)
+        if flow is None or not user or flow.user != user:
+            raise MCPError(INVALID_PARAMS, f"unknown elicitation {params.elicitation_id!r}")
+        step = 0
+        while not flow.status.finished:
+            step += 1
+            await ctx.session.report_progress(step, None, f"Waiting: {flow.status.value}")
+            flow = await flows.wait(flow.id, timeout=PROGRESS_EVERY)
+        if flow.status is not FlowStatus.COMPLETED:
+            raise MCPError(
+                INVALID_PARAMS, f"elicitation {flow.id!r} ended without completing: {flow.status}"
+            )
+        return {"status": "complete"}
+
+    # -- 2026-07-28: the retry is the signal -----------------------------------------------------
+
+    async def hold(self, flow: FlowRecord) -> FlowRecord:
+        """The client retried as soon as the person agreed to open the link of ``flow``:
+        give the flow ``url_resume_wait`` to finish before the link is asked for again."""
+        if flow.status.finished or self.url_resume_wait <= 0:
+            return flow
+        try:
+            return await self._flows().wait(flow.id, timeout=self.url_resume_wait)
+        except FlowNotFound:  # swept meanwhile: the caller asks again, with a fresh flow
+            return flow
+
+    async def resume_linked(self, round_: Round, *, agreed: bool) -> None:
+        """Before a retry that follows a raised ``UrlRequired`` link the person ``agreed`` to
+        open: hold it while the flow is open, so that the tool, run again, finds what the
+        page stored rather than sending the link again."""
+        flow = await self.linked_flow(round_)
+        if flow is not None and agreed:
+            await self.hold(flow)
+
+    async def linked_flow(self, round_: Round | None) -> FlowRecord | None:
+        """The flow a raised ``UrlRequired`` link of the last round led to, while it is open."""
+        flow_id = round_.linked_flow() if round_ is not None else None
+        if flow_id is None:
+            return None
+        flow = await self._flows().get(flow_id)
+        return flow if flow is not None and not flow.status.finished else None
+
+
+class TrackParams(RequestParams):
+    elicitation_id: str = Field(alias="elicitationId")
+
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,27 @@
-"""``Elicitation``: what a server installs once to ask on every revision and to run URL flows.
+"""``Elicitation``: what a server sets up once to ask on every revision and to run URL flows.
 
-It adds to an ``MCPServer``:
+The one place that knows the server frameworks, uvicorn and Starlette. It makes the
+:class:`~mcp_elicit.server.runtime.Runtime` (flows, vault, identity, settings, completion
+signalling) that every request receives through its scope, and plugs into the server through
+the SDK's public constructor arguments::
 
-- the middleware that turns a pending 2026-07-28 question into an ``InputRequiredResult``, and
-  ``UrlRequired`` into each revision's error or result;
+    elicitation = Elicitation(key=..., store=...)
+    server = MCPServer("booking", **elicitation.server_options())
+    ...
+    elicitation.run(server)                     # or "streamable-http"; serves the pages too
+
+or fastmcp's (``FastMCP("booking", **elicitation.fastmcp_options())``). What it adds:
+
+- the middleware that turns a pending 2026-07-28 question into an ``InputRequiredResult``,
+  and ``UrlRequired`` into each revision's error or result;
 - ``requestState`` sealed under the deployment key rather than the SDK's per-process key, so a
   question asked before a restart (or by another instance) is answered after it;
 - the flows, the vault and the hosted pages behind ``secret()`` (on the store, SQLite by
   default), and the identity that binds a flow to its user;
 - with ``url_draft=True``, the URL-mode draft's ``elicitation/track``.
+
+``Elicitation(server)`` still installs on a server already built; the SDK takes the sealing
+and new methods at construction only, so that path goes through ``mcp_elicit._sdk``.
 """
 
 from __future__ import annotations
@@ -18,46 +31,55 @@ import ipaddress
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Literal, Protocol
 
 import anyio
 import anyio.abc
 import uvicorn
 from mcp.server.context import ServerRequestContext
+from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
-from mcp.server.session import ServerSession
+from mcp.server.request_state import RequestStateSecurity
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
+from mcp_elicit import _sdk
 from mcp_elicit.flows import Flows
-from mcp_elicit.server.completions import CompletionWatcher
-from mcp_elicit.server.errors import CannotAsk
+from mcp_elicit.protocol import ProtocolVersion
+from mcp_elicit.protocol.codes import ELICITATION_TRACK
+from mcp_elicit.server.completions import (
+    COMPLETION_TASK,
+    DEFAULT_URL_RESUME_WAIT,
+    TrackParams,
+)
 from mcp_elicit.server.identity import Identity, LocalIdentity
-from mcp_elicit.server.installed import DEFAULT_URL_RESUME_WAIT, Settings, register
 from mcp_elicit.server.keys import DeploymentKey
+from mcp_elicit.server.links import PAGES_PREFIX
 from mcp_elicit.server.middleware import ElicitationMiddleware
-from mcp_elicit.server.pages import PAGES_PREFIX, flow_path, hosted_pages, page_hosts
-from mcp_elicit.server.tracking import track_handler
+from mcp_elicit.server.pages import hosted_pages, page_hosts
+from mcp_elicit.server.runtime import DEFAULT_FLOW_TTL, Runtime, Settings, default_store_url
 from mcp_elicit.server.vault import Vault
-from mcp_elicit.stores import Store, open_store
+from mcp_elicit.stores import Store
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_STATE_TTL = 900.0
-DEFAULT_FLOW_TTL = 600.0
-COMPLETION_TASK = "mcp-elicit completion notices"
+URL_DRAFT_EXTENSION = "io.github.mcp-elicit/url-mode-draft"
+
+__all__ = [
+    "COMPLETION_TASK",
+    "DEFAULT_FLOW_TTL",
+    "DEFAULT_STATE_TTL",
+    "Elicitation",
+    "default_store_url",
+]
 
 
 class Elicitation:
-    """Install elicitation on ``server``::
-
-        server = MCPServer("booking")
-        elicitation = Elicitation(server)
-        ...
-        elicitation.run("stdio")   # or "streamable-http"; serves the hosted pages too
+    """Elicitation for one server. ``server``: install on this server, already built (an
+    ``MCPServer`` or a fastmcp ``FastMCP``); or leave it out, build the server with
+    :meth:`server_options` / :meth:`fastmcp_options`, and pass it to :meth:`run`.
 
     ``key``: the deployment key (default ``DeploymentKey.load()``: ``MCP_ELICIT_KEY`` or a key
     file). ``store``: a store or its URL (default: SQLite in the user's state directory).
@@ -72,7 +94,7 @@ class Elicitation:
 
     def __init__(
         self,
-        server: MCPServer[Any],
+        server: Any = None,
         *,
         key: DeploymentKey | None = None,
         store: Store | str | None = None,
@@ -83,68 +105,147 @@ class Elicitation:
         url_draft: bool = False,
         url_resume_wait: float = DEFAULT_URL_RESUME_WAIT,
     ) -> None:
-        self.server = server
-        self.key = key if key is not None else DeploymentKey.load()
-        self.identity: Identity = identity if identity is not None else LocalIdentity()
-        self.public_url = public_url.rstrip("/") if public_url else None
-        if self.public_url is not None:
-            # Checked here, where the mistake is made, rather than on every page request
-            # (the pages' Host allow-list is read from it).
-            page_hosts(public_url=self.public_url, loopback_port=None)
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
-        self.settings = Settings(url_draft=url_draft, url_resume_wait=url_resume_wait)
-        self._store_spec = store
-        self._store: Store | None = store if not isinstance(store, str | None) else None
-        self._flows: Flows | None = None
-        self._vault: Vault | None = None
-        self._flow_ttl = flow_ttl
+        self.key = key if key is not None else DeploymentKey.load()
+        self.runtime = Runtime(
+            key=self.key,
+            store=store,
+            identity=identity if identity is not None else LocalIdentity(),
+            settings=Settings(url_draft=url_draft, url_resume_wait=url_resume_wait),
+            flow_ttl=flow_ttl,
+        )
+        if public_url:
+            self.public_url = public_url
+        self.request_state_security = RequestStateSecurity(
+            keys=[self.key.derive("request-state")],
+            ttl=request_state_ttl,
+            bind_principal=self.bind_principal,
+        )
+        self._middleware = ElicitationMiddleware(self.runtime)
+        self._fastmcp_middleware: Any = None
+        self._server: _Served | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
-        self._completions: CompletionWatcher | None = None
-        register(server, self)
-        self._seal_state_with_deployment_key(request_state_ttl)
-        server.middleware.append(ElicitationMiddleware(self))
-        if url_draft:
-            server._lowlevel_server.add_request_handler(*track_handler(self))
+        if server is not None:
+            self.install(server)
 
-    # -- parts, made on first use (a server that only asks never opens a store) -----------
+    # -- plugging into a server ---------------------------------------------------------------
+
+    def server_options(
+        self,
+        *,
+        middleware: Sequence[Any] = (),
+        extensions: Sequence[Extension] = (),
+    ) -> dict[str, Any]:
+        """The ``MCPServer(...)`` arguments that install elicitation: ``request_state_security``,
+        ``middleware`` (ours, then yours) and, with ``url_draft``, ``extensions``."""
+        options: dict[str, Any] = {
+            "request_state_security": self.request_state_security,
+            "middleware": [self._middleware, *middleware],
+        }
+        if self.settings.url_draft or extensions:
+            ours = [_UrlDraftTrack(self)] if self.settings.url_draft else []
+            options["extensions"] = [*ours, *extensions]
+        return options
+
+    def fastmcp_options(self, *, middleware: Sequence[Any] = ()) -> dict[str, Any]:
+        """The ``FastMCP(...)`` arguments that install elicitation: ``request_state_security``
+        and ``middleware`` (ours, then yours). The URL-mode draft is not offered there
+        (docs/fastmcp.md)."""
+        if self.settings.url_draft:
+            raise ValueError(
+                "the URL-mode draft (url_draft=True) is not offered on fastmcp servers "
+                "(docs/fastmcp.md)"
+            )
+        return {
+            "request_state_security": self.request_state_security,
+            "middleware": [self.fastmcp_middleware, *middleware],
+        }
+
+    @property
+    def fastmcp_middleware(self) -> Any:
+        """The fastmcp ``Middleware`` that carries elicitation (``fastmcp_options`` uses it)."""
+        if self._fastmcp_middleware is None:
+            from mcp_elicit.server.fastmcp import FastMCPElicitation
+
+            self._fastmcp_middleware = FastMCPElicitation(self.runtime)
+        return self._fastmcp_middleware
+
+    def install(self, server: Any) -> None:
+        """Serve elicitation on ``server``. A server built with :meth:`server_options` (or
+        :meth:`fastmcp_options`) only needs to be named; one built without them gets the
+        middleware and the sealing now (``mcp_elicit._sdk`` says why that is private)."""
+        if self._server is not None:
+            raise RuntimeError("this Elicitation is installed on a server already")
+        served = _served(server)
+        served.adopt(self)
+        self._server = served
+
+    @property
+    def server(self) -> Any:
+        if self._server is None:
+            raise RuntimeError("no server yet: Elicitation(server), install(server) or run(server)")
+        return self._server.server
+
+    # -- what the runtime holds, for the author ----------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+    @property
+    def identity(self) -> Identity:
+        return self.runtime.identity
+
+    @property
+    def public_url(self) -> str | None:
+        return self.runtime.public_url
+
+    @public_url.setter
+    def public_url(self, value: str | None) -> None:
+        if value is not None:
+            value = value.rstrip("/")
+            # Checked here, where the mistake is made, rather than on every page request
+            # (the pages' Host allow-list is read from it).
+            page_hosts(public_url=value, loopback_port=None)
+        self.runtime.public_url = value
 
     @property
     def store(self) -> Store:
-        if self._store is None:
-            spec = self._store_spec
-            self._store = open_store(spec if isinstance(spec, str) else default_store_url())
-        return self._store
+        return self.runtime.store
 
     @property
     def flows(self) -> Flows:
-        if self._flows is None:
-            self._flows = Flows(self.store, default_ttl=self._flow_ttl)
-        return self._flows
+        return self.runtime.flows
 
     @property
     def vault(self) -> Vault:
-        if self._vault is None:
-            self._vault = Vault(self.store, self.key.derive("vault"))
-        return self._vault
+        return self.runtime.vault
 
-    def user_of(self, ctx: Context[Any, Any]) -> str:
+    def user_of(self, ctx: Context[Any, Any] | Any) -> str:
         """The authenticated user of a tool call; flows and secrets are bound to it."""
-        user = self.identity.user_of_request(ctx.request_context)
-        if not user:
-            raise CannotAsk(
-                "no authenticated user: a secret or a flow is bound to the user who asked "
-                "for it, and this request carries no identity"
-            )
-        return user
+        from mcp_elicit.server.scope import current_scope
+
+        return self.runtime.user_of(current_scope(ctx).request)
 
     def flow_url(self, flow_id: str) -> str:
-        if self.public_url is None:
-            raise RuntimeError(
-                "the hosted pages are not being served: run the server with "
-                "Elicitation.run(...), or mount pages_app() and pass public_url"
-            )
-        return self.public_url + flow_path(flow_id)
+        return self.runtime.flow_url(flow_id)
+
+    def bind_principal(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
+        """The user a ``requestState`` is bound to (the identity's, when it has one)."""
+        return self.runtime.identity.user_of_request(ctx)
+
+    def notify_when_complete(
+        self, session: Any, flow_id: str, elicitation_id: str | None = None
+    ) -> bool:
+        """2025-11-25: tell the client (``session``) when the flow behind a -32042 completes.
+        ``False`` when no notice will be sent (not running, or the watcher is full)."""
+        return self.runtime.completions.after_required(
+            ProtocolVersion.V2025_11_25,
+            flow_id,
+            session=session,
+            elicitation_id=elicitation_id or flow_id,
+        )
 
     # -- the hosted pages --------------------------------------------------------------------
 
@@ -158,7 +259,7 @@ class Elicitation:
             vault=self.vault,
             identity=self.identity,
             csrf_key=self.key.derive("csrf"),
-            server_name=self.server.name or "This server",
+            server_name=self._server.name if self._server is not None else "This server",
             allowed_hosts=lambda: page_hosts(
                 public_url=self.public_url, loopback_port=loopback_port
             ),
@@ -180,39 +281,47 @@ class Elicitation:
         watcher task, started on the first -32042), and (for a stdio server) the hosted
         pages on a loopback port."""
         async with anyio.create_task_group() as tasks:
-            self._tasks = tasks
             tasks.start_soon(self.flows.run_sweeper)
-            if serve_pages_on_loopback:
-                await tasks.start(self._serve_loopback)
-            try:
-                yield
-            finally:
-                self._tasks = None
-                # Its sessions belonged to this run; a later run starts a watcher of its own.
-                self._completions = None
-                tasks.cancel_scope.cancel()
+            async with self.runtime.completions.running(tasks):
+                if serve_pages_on_loopback:
+                    await tasks.start(self._serve_loopback)
+                try:
+                    yield
+                finally:
+                    tasks.cancel_scope.cancel()
         await self.store.aclose()
 
     def run(
         self,
+        server: Any = None,
         transport: Literal["stdio", "streamable-http"] = "stdio",
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
     ) -> None:
-        """Run the server with everything elicitation needs (blocking)."""
-        anyio.run(lambda: self.run_async(transport, host=host, port=port))
+        """Run the server with everything elicitation needs (blocking). ``server`` may be left
+        out when it was given to the constructor (``run("streamable-http")`` then works
+        too)."""
+        anyio.run(lambda: self.run_async(server, transport, host=host, port=port))
 
     async def run_async(
         self,
+        server: Any = None,
         transport: Literal["stdio", "streamable-http"] = "stdio",
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
     ) -> None:
+        if isinstance(server, str):  # run("streamable-http") on the installed server
+            server, transport = None, server  # type: ignore[assignment]
+        if server is not None and (self._server is None or self._server.server is not server):
+            self.install(server)
+        served = self._server
+        if served is None:
+            raise RuntimeError("run(server): no server was given")
         if transport == "stdio":
             async with self.running(serve_pages_on_loopback=True):
-                await self.server.run_stdio_async()
+                await served.run_stdio()
             return
         if isinstance(self.identity, LocalIdentity) and not _is_loopback(host):
             raise ValueError(
@@ -220,7 +329,7 @@ class Elicitation:
                 "caller and every browser the same user. Bind to 127.0.0.1, or pass an "
                 "identity that tells users apart (AccessTokenIdentity)"
             )
-        app = self.server.streamable_http_app()
+        app = served.http_app()
         if self.public_url is None:
             self.public_url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
         self.mount(app, loopback_port=port if _is_loopback(host) else None)
@@ -243,57 +352,85 @@ class Elicitation:
         config = uvicorn.Config(
             app, log_config=None, log_level="warning", access_log=False, lifespan="off"
         )
-        server = uvicorn.Server(config)
+        web = uvicorn.Server(config)
         task_status.started()
         try:
-            await server.serve(sockets=[sock])
+            await web.serve(sockets=[sock])
         finally:
             sock.close()
 
-    def notify_when_complete(
-        self, session: ServerSession, flow_id: str, elicitation_id: str | None = None
-    ) -> bool:
-        """2025-11-25: tell the client when the flow behind a -32042 completes, so it can
-        retry; ``elicitation_id`` is the one the error carried (default: the flow id).
 
-        One shared watcher (:mod:`mcp_elicit.server.completions`) serves every such flow,
-        started in :meth:`running`'s task group on first use. Nothing is sent for a flow
-        that is declined or expires (see that module for why). ``False`` when no notice
-        will be sent: not running, or already watching as many flows as it may (logged)."""
-        if self._tasks is None:
-            logger.warning(
-                "flow %s: no completion notice will be sent (Elicitation is not running)",
-                flow_id,
+# -- the server frameworks -----------------------------------------------------------------------
+
+
+class _Served(Protocol):
+    """A server framework, as the wiring drives it (httpx's transports are the model)."""
+
+    server: Any
+
+    @property
+    def name(self) -> str: ...
+
+    def adopt(self, elicitation: Elicitation) -> None: ...
+
+    async def run_stdio(self) -> None: ...
+
+    def http_app(self) -> Starlette: ...
+
+
+class _SdkServer:
+    def __init__(self, server: MCPServer[Any]) -> None:
+        self.server = server
+
+    @property
+    def name(self) -> str:
+        return self.server.name or "This server"
+
+    def adopt(self, elicitation: Elicitation) -> None:
+        ours = [m for m in self.server.middleware if isinstance(m, ElicitationMiddleware)]
+        if ours == [elicitation._middleware]:
+            return  # built with server_options()
+        if ours:
+            raise RuntimeError("Elicitation is already installed on this server")
+        self.server.middleware.append(elicitation._middleware)
+        _sdk.replace_request_state_security(self.server, elicitation.request_state_security)
+        if elicitation.settings.url_draft:
+            completions = elicitation.runtime.completions
+            _sdk.add_request_handler(
+                self.server, ELICITATION_TRACK, TrackParams, completions.track
             )
-            return False
-        if self._completions is None:
-            self._completions = CompletionWatcher(self.flows)
-            self._tasks.start_soon(self._completions.run, name=COMPLETION_TASK)
-        return self._completions.watch(flow_id, session, elicitation_id or flow_id)
 
-    # -- requestState --------------------------------------------------------------------------
+    async def run_stdio(self) -> None:
+        await self.server.run_stdio_async()
 
-    def _seal_state_with_deployment_key(self, ttl: float) -> None:
-        """SDK: ``MCPServer`` seals ``requestState`` under a key made at start-up, so every
-        pending 2026-07-28 question is lost on restart. Replace its boundary with one under
-        the deployment key, in the same place in the chain (outside our middleware)."""
-        security = RequestStateSecurity(
-            keys=[self.key.derive("request-state")],
-            ttl=ttl,
-            bind_principal=self.bind_principal,
-        )
-        chain = self.server.middleware
-        for index, layer in enumerate(chain):
-            if isinstance(layer, RequestStateBoundary):
-                chain[index] = RequestStateBoundary(security, default_audience=self.server.name)
-                return
-        raise RuntimeError(
-            "this MCPServer has no RequestStateBoundary: requestState would not be sealed"
-        )
+    def http_app(self) -> Starlette:
+        return self.server.streamable_http_app()
 
-    def bind_principal(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
-        """The user a ``requestState`` is bound to (the identity's, when it has one)."""
-        return self.identity.user_of_request(ctx)
+
+def _served(server: Any) -> _Served:
+    if isinstance(server, MCPServer):
+        return _SdkServer(server)
+    if type(server).__module__.split(".")[0] == "fastmcp":
+        from mcp_elicit.server.fastmcp import FastMCPServer
+
+        return FastMCPServer(server)
+    raise TypeError(
+        f"Elicitation serves an MCPServer (mcp.server.mcpserver) or a fastmcp FastMCP, "
+        f"not {type(server).__name__}"
+    )
+
+
+class _UrlDraftTrack(Extension):
+    """``elicitation/track`` for the URL-mode draft, served through the SDK's public
+    extension seam; advertised under ``capabilities.extensions`` by that name."""
+
+    identifier = URL_DRAFT_EXTENSION
+
+    def __init__(self, elicitation: Elicitation) -> None:
+        self._completions = elicitation.runtime.completions
+
+    def methods(self) -> Sequence[MethodBinding]:
+        return [MethodBinding(ELICITATION_TRACK, TrackParams, self._completions.track)]
 
 
 def _is_loopback(host: str) -> bool:
@@ -301,9 +438,3 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return host == "localhost"
-
-
-def default_store_url() -> str:
-    """``sqlite:///`` in the user's state directory (``$XDG_STATE_HOME/mcp-elicit``)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return f"sqlite:///{Path(base) / 'mcp-elicit' / 'flows.db'}"

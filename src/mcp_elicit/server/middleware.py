@@ -1,99 +1,170 @@
-"""The middleware ``Elicitation`` installs: where a tool's question or link leaves as a result.
+"""Where a tool's question or link leaves the server: around every request, the scope is set
+up, the tool runs, and a pending question or a raised ``UrlRequired`` becomes what the
+client's revision expects.
 
-It runs inside the SDK's ``RequestStateBoundary``, which seals the ``requestState`` we return
-and unseals the one the client echoes before we see it.
+:func:`serve` is that core, shared by the two adapters that plug it into a server framework:
+
+- :class:`ElicitationMiddleware` — an SDK ``ServerMiddleware`` for ``MCPServer`` (it runs
+  inside the SDK's ``RequestStateBoundary``, which seals the ``requestState`` we return and
+  unseals the one the client echoes before we see it);
+- ``mcp_elicit.server.fastmcp.FastMCPElicitation`` — the same for a fastmcp ``FastMCP``
+  server, through fastmcp's public ``Middleware``.
+
+What :func:`serve` returns is an :class:`Outcome`; each adapter puts it in its framework's
+shape. Raised: ``MCPError`` for the protocol errors (-32042, -32604, -32021).
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit.protocol import ProtocolVersion, url_required_error
-from mcp_elicit.protocol.codes import ELICITATION_CREATE
+from mcp_elicit.protocol.codes import ELICITATION_CREATE, INVALID_REQUEST
 from mcp_elicit.server import rounds
-from mcp_elicit.server.peer import peer_of_request
-from mcp_elicit.server.url_mode import UrlRequired, resume_linked_flow
-
-if TYPE_CHECKING:
-    from mcp_elicit.server.elicitation import Elicitation
+from mcp_elicit.server.runtime import Runtime
+from mcp_elicit.server.scope import RequestScope, entered, scope_for
+from mcp_elicit.server.url_mode import UrlRequired, consent_of, no_url_mode
 
 
-class ElicitationMiddleware:
-    """Turns ``AskPending`` into an ``InputRequiredResult`` and ``UrlRequired`` into the
-    error (or, on 2026-07-28, the result) of the client's revision."""
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """The request ran to its end: its own result."""
 
-    def __init__(self, elicitation: Elicitation) -> None:
-        self._elicitation = elicitation
+    result: Any
 
-    async def __call__(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        if ctx.method not in rounds.METHODS:
-            return await call_next(ctx)
-        round_ = rounds.Round.from_params(ctx.params)
+
+@dataclass(frozen=True, slots=True)
+class InputRequired:
+    """2026-07-28: the request ends asking for input (an ``InputRequiredResult``)."""
+
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFailed:
+    """The tool cannot go on, for a reason the person should read (``isError: true``)."""
+
+    text: str
+
+
+Outcome = Finished | InputRequired | ToolFailed
+
+
+async def serve(
+    runtime: Runtime,
+    request: ServerRequestContext[Any, Any],
+    run: Callable[[], Awaitable[Any]],
+) -> Outcome:
+    """Run one request (``run``) in its scope; see the module docstring."""
+    round_ = None
+    if request.method in rounds.METHODS:
+        params = request.params or {}
+        round_ = rounds.Round.from_request(
+            params.get("inputResponses"), params.get("requestState")
+        )
         if round_.responses:
-            await resume_linked_flow(self._elicitation, round_)
-        token = rounds.enter_round(round_)
+            await _resume_after_link(runtime, round_)
+    scope = scope_for(request, runtime, round_)
+    with entered(scope):
         try:
-            return await call_next(ctx)
+            return Finished(await run())
         except rounds.AskPending as pending:
-            return pending.result()
+            return InputRequired(pending.result())
         except UrlRequired as required:
-            return self._url_required(ctx, required, round_)
+            return _url_required(runtime, scope, required)
         except BaseExceptionGroup as group:
             pending_in = rounds.find_pending(group)
             if pending_in is None:
                 raise
-            return pending_in.result()
-        finally:
-            rounds.leave_round(token)
+            return InputRequired(pending_in.result())
 
-    def _url_required(
-        self, ctx: ServerRequestContext[Any, Any], required: UrlRequired, round_: rounds.Round
-    ) -> HandlerResult:
-        peer = peer_of_request(ctx, url_draft=self._elicitation.settings.url_draft)
-        revision = peer.revision
-        if revision is None or not peer.modes.url:
-            return {
-                "content": [{"type": "text", "text": _NO_URL_MODE}],
-                "isError": True,
+
+async def _resume_after_link(runtime: Runtime, round_: rounds.Round) -> None:
+    response = round_.responses.get(rounds.LINK_KEY)
+    if response is None or round_.linked_flow() is None:
+        return
+    agreed = consent_of(response, ProtocolVersion.V2026_07_28) is None
+    await runtime.completions.resume_linked(round_, agreed=agreed)
+
+
+def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) -> Outcome:
+    """``UrlRequired`` in the client's revision: -32042 (2025-11-25), -32604 (the URL-mode
+    draft), an input request (2026-07-28, which retired the error), or the reason the client
+    cannot be sent to a link at all."""
+    peer = scope.peer
+    revision = peer.revision
+    if revision is None or not peer.modes.url:
+        refusal = no_url_mode(peer)
+        if isinstance(refusal, MCPError):
+            raise refusal
+        return ToolFailed(str(refusal))
+    if not revision.rules.push_requests:
+        # The link becomes an input request, and the retry after it runs the tool again,
+        # which checks its own precondition.
+        round_ = scope.require_round()
+        params = {"mode": "url", "message": required.prompt, "url": required.url}
+        request = {"method": ELICITATION_CREATE, "params": params}
+        key = round_.next_key(rounds.LINK_KEY)
+        pending = round_.ask(key, request, rounds.Asked(None, time.time(), flow=required.flow_id))
+        return InputRequired(pending.result())
+    error = url_required_error(
+        [
+            {
+                "mode": "url",
+                "message": required.prompt,
+                "url": required.url,
+                "elicitationId": required.elicitation_id,
             }
-        if revision is ProtocolVersion.V2026_07_28:
-            # -32042 is retired: the link becomes an input request, and the retry after it
-            # runs the tool again, which checks its own precondition.
-            params = {"mode": "url", "message": required.prompt, "url": required.url}
-            request = {"method": ELICITATION_CREATE, "params": params}
-            key = round_.next_key(UrlRequired.INPUT_KEY)
-            asked: dict[str, Any] = {"at": time.time()}
-            if required.flow_id is not None:
-                asked["flow"] = required.flow_id  # sealed: the retry waits on it, reuses it
-            return rounds.AskPending(key, request, round_, asked).result()
-        error = url_required_error(
-            [
-                {
-                    "mode": "url",
-                    "message": required.prompt,
-                    "url": required.url,
-                    "elicitationId": required.elicitation_id,
-                }
-            ],
-            revision=revision,
-            message=required.message,
+        ],
+        revision=revision,
+        message=required.message,
+    )
+    if required.flow_id is not None:
+        # The notice carries the elicitationId this error carries, which an author may have
+        # chosen apart from the flow id.
+        runtime.completions.after_required(
+            revision,
+            required.flow_id,
+            session=scope.request.session,
+            elicitation_id=required.elicitation_id,
         )
-        if required.flow_id is not None and revision is ProtocolVersion.V2025_11_25:
-            # The notice must carry the elicitationId this error carries, which an author
-            # may have chosen apart from the flow id.
-            self._elicitation.notify_when_complete(
-                ctx.session, required.flow_id, required.elicitation_id
-            )
-        raise MCPError(error["code"], error["message"], error["data"])
+    raise MCPError(error["code"], error["message"], error["data"])
 
 
-_NO_URL_MODE = (
-    "This tool needs the user to open a web page, but the client cannot show links "
-    "(it did not declare elicitation URL mode)."
-)
+class ElicitationMiddleware:
+    """The SDK adapter: :func:`serve` as a ``ServerMiddleware`` of an ``MCPServer``.
+
+    A short-circuited result is ours to shape for the wire (the SDK serializes only what the
+    handler returns): on 2026-07-28 every result carries ``resultType``."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.request_id is None:  # a notification: nothing is asked through it
+            return await call_next(ctx)
+        outcome = await serve(self.runtime, ctx, lambda: call_next(ctx))
+        match outcome:
+            case Finished(result):
+                return result  # type: ignore[no-any-return]
+            case InputRequired(result):
+                return result
+            case ToolFailed(text):
+                if ctx.method != "tools/call":
+                    raise MCPError(INVALID_REQUEST, text)
+                failed: dict[str, Any] = {
+                    "content": [{"type": "text", "text": text}],
+                    "isError": True,
+                }
+                if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    failed["resultType"] = "complete"
+                return failed

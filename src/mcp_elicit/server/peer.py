@@ -10,15 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
-from mcp.server.mcpserver import Context
 
-from mcp_elicit.protocol import ElicitationModes, ProtocolVersion, modes_from_capabilities
-
-_REVISIONS = {
-    "2025-06-18": ProtocolVersion.V2025_06_18,
-    "2025-11-25": ProtocolVersion.V2025_11_25,
-    "2026-07-28": ProtocolVersion.V2026_07_28,
-}
+from mcp_elicit.protocol import (
+    ElicitationModes,
+    ProtocolVersion,
+    RevisionRules,
+    modes_from_capabilities,
+    negotiated_revision,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,14 +30,13 @@ class Peer:
     modes: ElicitationModes
 
     @property
+    def rules(self) -> RevisionRules | None:
+        return self.revision.rules if self.revision is not None else None
+
+    @property
     def push_era(self) -> bool:
         """The server sends ``elicitation/create`` itself (every revision before 2026-07-28)."""
         return self.revision is not None and self.revision.rules.push_requests
-
-
-def peer_of(ctx: Context[Any, Any], *, url_draft: bool = False) -> Peer:
-    """The peer of the request a tool's ``ctx`` serves (see :func:`peer_of_request`)."""
-    return peer_of_request(ctx.request_context, url_draft=url_draft)
 
 
 def peer_of_request(ctx: ServerRequestContext[Any, Any], *, url_draft: bool = False) -> Peer:
@@ -55,15 +53,13 @@ def peer_of_request(ctx: ServerRequestContext[Any, Any], *, url_draft: bool = Fa
         if capabilities is not None
         else {}
     )
-    revision = _REVISIONS.get(version)
-    if revision is None and version > "2026-07-28":  # a later revision: the newest we know
-        revision = ProtocolVersion.V2026_07_28
+    revision = negotiated_revision(version)
     if revision is None:
         return Peer(version, None, ElicitationModes())
     elicitation = declared.get("elicitation")
     if (
         url_draft
-        and revision is ProtocolVersion.V2025_06_18
+        and not revision.rules.has_url_mode
         and isinstance(elicitation, dict)
         and "url" in elicitation
     ):

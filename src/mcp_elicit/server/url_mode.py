@@ -19,14 +19,12 @@ from __future__ import annotations
 import secrets as _secrets
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
 from mcp_types import REQUEST_TIMEOUT
 from pydantic import SecretStr
 
-from mcp_elicit.flows import FlowNotFound
 from mcp_elicit.protocol import (
     ProtocolVersion,
     missing_capability_error,
@@ -38,13 +36,11 @@ from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.asking import send_elicitation
 from mcp_elicit.server.errors import CannotAsk
-from mcp_elicit.server.installed import installed_on, settings_of
-from mcp_elicit.server.pages import SECRET_PURPOSE
-from mcp_elicit.server.peer import Peer, peer_of
+from mcp_elicit.server.links import SECRET_PURPOSE
+from mcp_elicit.server.peer import Peer
+from mcp_elicit.server.runtime import Runtime
+from mcp_elicit.server.scope import RequestScope, current_scope
 from mcp_elicit.stores import FlowRecord, FlowStatus
-
-if TYPE_CHECKING:
-    from mcp_elicit.server.elicitation import Elicitation
 
 
 class UrlRequired(MCPError):
@@ -57,7 +53,7 @@ class UrlRequired(MCPError):
     """
 
     # 2026-07-28: the key of the input request the link becomes.
-    INPUT_KEY = "url"
+    INPUT_KEY = rounds.LINK_KEY
 
     def __init__(
         self,
@@ -79,7 +75,7 @@ class UrlRequired(MCPError):
 
 
 async def ask_url(
-    ctx: Context[Any, Any],
+    ctx: Any,
     url: str,
     message: str,
     *,
@@ -109,7 +105,7 @@ async def ask_url(
 
 
 async def secret(
-    ctx: Context[Any, Any],
+    ctx: Any,
     name: str,
     message: str,
     *,
@@ -122,19 +118,20 @@ async def secret(
     a flow bound to the user is started and the person is sent to its page through URL mode;
     the value goes from their browser to the vault, never through the client.
     """
-    elicitation = _installed(ctx)
-    user = elicitation.user_of(ctx)
+    scope = current_scope(ctx)
+    runtime = scope.require_runtime("secrets")
+    user = runtime.user_of(scope.request)
     if reuse:
-        stored = await elicitation.vault.get(user, name)
+        stored = await runtime.vault.get(user, name)
         if stored is not None:
             return Accepted(stored)
 
     async def flow_for(existing: str | None) -> FlowRecord | None:
         if existing is not None:
-            found = await elicitation.flows.get(existing)
+            found = await runtime.flows.get(existing)
             if found is not None and found.user == user:
                 return found
-        return await elicitation.flows.start(
+        return await runtime.flows.start(
             user=user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
         )
 
@@ -143,51 +140,52 @@ async def secret(
         message,
         pin=f"secret:{name}",
         flow_for=flow_for,
-        url_of=lambda flow: elicitation.flow_url(flow.id if flow is not None else ""),
+        url_of=lambda flow: runtime.flow_url(flow.id if flow is not None else ""),
         timeout=timeout,
     )
     if not isinstance(answer, Accepted):
         return answer
-    value = await elicitation.vault.get(user, name)
+    value = await runtime.vault.get(user, name)
     return Accepted(value) if value is not None else Cancelled("the secret was not stored")
 
 
-async def secret_required(ctx: Context[Any, Any], name: str, message: str) -> UrlRequired:
+async def secret_required(ctx: Any, name: str, message: str) -> UrlRequired:
     """A :class:`UrlRequired` for the secret ``name``, for a tool that must not block::
 
     key = await stored_secret(ctx, "OPENAI_API_KEY")
     if key is None:
         raise await secret_required(ctx, "OPENAI_API_KEY", "Your OpenAI key, to …")
     """
-    elicitation = _installed(ctx)
-    user = elicitation.user_of(ctx)
+    scope = current_scope(ctx)
+    runtime = scope.require_runtime("secrets")
+    user = runtime.user_of(scope.request)
     # 2026-07-28: the retry after the link runs the tool again. While the flow the link
     # leads to is still open, send the same link, not a new flow per retry.
-    flow = await _linked_flow(elicitation, rounds.current_round())
+    flow = await runtime.completions.linked_flow(scope.round)
     if flow is None or flow.user != user or flow.details.get("name") != name:
-        flow = await elicitation.flows.start(
+        flow = await runtime.flows.start(
             user=user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
         )
-    return UrlRequired(elicitation.flow_url(flow.id), message, flow_id=flow.id)
+    return UrlRequired(runtime.flow_url(flow.id), message, flow_id=flow.id)
 
 
-async def stored_secret(ctx: Context[Any, Any], name: str) -> SecretStr | None:
+async def stored_secret(ctx: Any, name: str) -> SecretStr | None:
     """The user's secret ``name`` from the vault, or ``None``; never asks."""
-    elicitation = _installed(ctx)
-    return await elicitation.vault.get(elicitation.user_of(ctx), name)
+    runtime, user = _runtime_and_user(ctx)
+    return await runtime.vault.get(user, name)
 
 
-async def forget_secret(ctx: Context[Any, Any], name: str) -> bool:
+async def forget_secret(ctx: Any, name: str) -> bool:
     """Delete the user's secret ``name`` (say, after the third party rejected it)."""
-    elicitation = _installed(ctx)
-    return await elicitation.vault.forget(elicitation.user_of(ctx), name)
+    runtime, user = _runtime_and_user(ctx)
+    return await runtime.vault.forget(user, name)
 
 
 FlowFor = Callable[[str | None], Awaitable[FlowRecord | None]]
 
 
 async def url_question(
-    ctx: Context[Any, Any],
+    ctx: Any,
     message: str,
     *,
     pin: str,
@@ -199,16 +197,17 @@ async def url_question(
     (the URL may hold a fresh flow id each time, so it cannot)."""
     if not isinstance(message, str) or not message.strip():
         raise ValueError("the message must say where the link goes and why")
-    peer = peer_of(ctx, url_draft=settings_of(ctx).url_draft)
+    scope = current_scope(ctx)
+    peer = scope.peer
     if peer.revision is None or not peer.modes.url:
-        raise _no_url_mode(peer)
+        raise no_url_mode(peer)
     if peer.push_era:
-        return await _push(ctx, peer.revision, message, flow_for, url_of, timeout)
-    return await _in_rounds(ctx, message, pin, flow_for, url_of)
+        return await _push(scope, peer.revision, message, flow_for, url_of, timeout)
+    return await _in_rounds(scope, message, pin, flow_for, url_of)
 
 
 async def _push(
-    ctx: Context[Any, Any],
+    scope: RequestScope,
     revision: ProtocolVersion,
     message: str,
     flow_for: FlowFor | None,
@@ -221,105 +220,69 @@ async def _push(
         message, url_of(flow), elicitation_id=elicitation_id, revision=revision
     )
     try:
-        raw = await send_elicitation(ctx, params, timeout=timeout)
+        raw = await send_elicitation(scope, params, timeout=timeout)
     except MCPError as exc:
         if exc.code == REQUEST_TIMEOUT:
             return Cancelled("timeout")
         raise CannotAsk(f"the client refused the link: {exc.message}") from exc
-    consent = _consent(raw, revision)
+    consent = consent_of(raw, revision)
     if consent is not None or flow is None:
         return consent or Accepted(None)
-    elicitation = _installed(ctx)
-    finished = await elicitation.flows.wait(flow.id, timeout=timeout)
-    answer = _flow_answer(finished, timed_out=not finished.status.finished)
-    if isinstance(answer, Accepted) and revision is ProtocolVersion.V2025_11_25:
-        await ctx.request_context.session.send_elicit_complete(
-            elicitation_id, related_request_id=ctx.request_id
-        )
-    return answer
+    runtime = scope.require_runtime("URL flows")
+    finished = await runtime.completions.after_link(
+        revision,
+        flow,
+        session=scope.request.session,
+        elicitation_id=elicitation_id,
+        request_id=scope.request.request_id,
+        timeout=timeout,
+    )
+    return _flow_answer(finished, timed_out=not finished.status.finished)
 
 
 async def _in_rounds(
-    ctx: Context[Any, Any],
+    scope: RequestScope,
     message: str,
-    pin: str,
+    pin_of: str,
     flow_for: FlowFor | None,
     url_of: Callable[[FlowRecord | None], str],
 ) -> Answer[Any]:
-    round_ = rounds.current_round()
-    if round_ is None:
-        raise RuntimeError(
-            "asking a 2026-07-28 client needs mcp_elicit.server.Elicitation installed"
-        )
+    """One link on 2026-07-28, by the round's rules (``rounds``)."""
+    round_ = scope.require_round()
     key = round_.next_key()
-    pinned = rounds.digest({"pin": pin, "message": message})
-    recorded = round_.answers.get(key)
-    if recorded is not None and recorded.get("q") == pinned:
-        return rounds.restore(recorded, lambda _: None)
-    asked = round_.asked.get(key)
-    same = asked is not None and asked.get("q") == pinned
+    pin = rounds.digest({"pin": pin_of, "message": message})
+    now = time.time()
+    standing = round_.resolve(key, pin, now=now)
+    if isinstance(standing, rounds.Restored):
+        return standing.recorded.answer(lambda _: None)
+    # A link's answer counts only against the link that was sent (not on its merits).
+    asked = standing.asked if isinstance(standing, rounds.Responded) else None
+    if isinstance(standing, rounds.Unanswered):
+        asked = standing.last
     flow = None
     if flow_for is not None:
-        flow = await flow_for(asked.get("flow") if same and asked is not None else None)
-    response = round_.responses.get(key)
-    if same and response is not None:
-        consent = _consent(response, ProtocolVersion.V2026_07_28)
+        flow = await flow_for(asked.flow if asked is not None else None)
+    if isinstance(standing, rounds.Responded) and asked is not None:
+        consent = consent_of(standing.response, ProtocolVersion.V2026_07_28)
         if consent is not None:
-            round_.answers[key] = rounds.record(pinned, consent)
+            round_.record(key, rounds.Recorded.of(pin, consent))
             return consent
         if flow is None:
-            accepted = Accepted(None)
-            round_.answers[key] = rounds.record(pinned, accepted)
+            accepted: Answer[Any] = Accepted(None)
+            round_.record(key, rounds.Recorded.of(pin, accepted))
             return accepted
-        flow = await held_until_finished(_installed(ctx), flow)
+        flow = await scope.require_runtime("URL flows").completions.hold(flow)
         if flow.status.finished:
             answer = _flow_answer(flow, timed_out=False)
             if not isinstance(answer, Accepted):
-                round_.answers[key] = rounds.record(pinned, answer)
+                round_.record(key, rounds.Recorded.of(pin, answer))
             return answer  # an accepted flow is looked up again each round, never copied
     params = url_request_params(message, url_of(flow), revision=ProtocolVersion.V2026_07_28)
-    entry: dict[str, Any] = {"q": pinned, "at": time.time()}
-    if flow is not None:
-        entry["flow"] = flow.id
-    raise rounds.AskPending(key, {"method": ELICITATION_CREATE, "params": params}, round_, entry)
+    request = {"method": ELICITATION_CREATE, "params": params}
+    raise round_.ask(key, request, rounds.Asked(pin, now, flow=flow.id if flow else None))
 
 
-async def held_until_finished(elicitation: Elicitation, flow: FlowRecord) -> FlowRecord:
-    """2026-07-28: the client says the person opened the link and retries at once, while
-    they are most likely still on the page. Asking for the link again right away would show
-    them the same prompt a second time; hold the retry (``url_resume_wait``) instead."""
-    wait = elicitation.settings.url_resume_wait
-    if flow.status.finished or wait <= 0:
-        return flow
-    try:
-        return await elicitation.flows.wait(flow.id, timeout=wait)
-    except FlowNotFound:  # swept meanwhile: the caller asks again, with a fresh flow
-        return flow
-
-
-async def resume_linked_flow(elicitation: Elicitation, round_: rounds.Round) -> None:
-    """Before a 2026-07-28 retry that follows a :class:`UrlRequired` link: if the person said
-    they opened it, give its flow ``url_resume_wait`` to finish, so that the tool, run again,
-    finds what the page stored (``stored_secret``) rather than sending the link again."""
-    flow = await _linked_flow(elicitation, round_)
-    response = round_.responses.get(UrlRequired.INPUT_KEY)
-    if flow is None or response is None:
-        return
-    if _consent(response, ProtocolVersion.V2026_07_28) is None:
-        await held_until_finished(elicitation, flow)
-
-
-async def _linked_flow(elicitation: Elicitation, round_: rounds.Round | None) -> FlowRecord | None:
-    """The flow a :class:`UrlRequired` link of the last round led to, while it is open."""
-    asked = round_.asked.get(UrlRequired.INPUT_KEY) if round_ is not None else None
-    flow_id = asked.get("flow") if isinstance(asked, dict) else None
-    if not isinstance(flow_id, str):
-        return None
-    flow = await elicitation.flows.get(flow_id)
-    return flow if flow is not None and not flow.status.finished else None
-
-
-def _consent(raw: Any, revision: ProtocolVersion) -> Answer[Any] | None:
+def consent_of(raw: Any, revision: ProtocolVersion) -> Answer[Any] | None:
     """``None`` when the person agreed to open the link; their decline or cancel otherwise."""
     parsed = parse_elicit_result(raw, revision=revision, mode="url")
     if isinstance(parsed, list):
@@ -339,21 +302,28 @@ def _flow_answer(flow: FlowRecord, *, timed_out: bool) -> Answer[Any]:
     return Cancelled("timeout" if timed_out else "expired")
 
 
-def _no_url_mode(peer: Peer) -> Exception:
+def no_url_mode(peer: Peer) -> Exception:
+    """What a client that cannot open links gets instead of one: on 2026-07-28 -32021 naming
+    the capability, before it a tool error saying why (the revision, or the declaration)."""
     if peer.revision is not None and not peer.push_era:
         error = missing_capability_error(
             {"elicitation": {"url": {}}},
             message="This tool sends the user to a web page: declare elicitation URL mode",
         )
         return MCPError(error["code"], error["message"], error.get("data"))
+    if peer.revision is None or not peer.revision.rules.has_url_mode:
+        return CannotAsk(
+            f"this tool needs the user to enter something on a web page, and the client "
+            f"speaks MCP {peer.version}, which has no URL mode: connect with 2025-11-25 or "
+            "later"
+        )
     return CannotAsk(
         "the client cannot open links for the user (it did not declare elicitation URL "
         "mode), and this tool needs the user to enter something on a web page"
     )
 
 
-def _installed(ctx: Context[Any, Any]) -> Elicitation:
-    found = installed_on(ctx)
-    if found is None:
-        raise RuntimeError("secrets and flows need mcp_elicit.server.Elicitation installed")
-    return found
+def _runtime_and_user(ctx: Any) -> tuple[Runtime, str]:
+    scope = current_scope(ctx)
+    runtime = scope.require_runtime("secrets")
+    return runtime, runtime.user_of(scope.request)

@@ -13,9 +13,8 @@ reaches the server's tool without ever passing through the MCP client.
 The rules the pages enforce, and why, are written at the top of ``endpoints.py``.
 """
 
+from mcp_elicit.server.links import PAGES_PREFIX, SECRET_PURPOSE, flow_path
 from mcp_elicit.server.pages.app import hosted_pages
-from mcp_elicit.server.pages.endpoints import SECRET_PURPOSE
 from mcp_elicit.server.pages.hosts import page_hosts
-from mcp_elicit.server.pages.paths import PAGES_PREFIX, flow_path
 
 __all__ = ["PAGES_PREFIX", "SECRET_PURPOSE", "flow_path", "hosted_pages", "page_hosts"]

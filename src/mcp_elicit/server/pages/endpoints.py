@@ -34,6 +34,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from mcp_elicit.flows import FlowError, FlowFinished, FlowNotFound, FlowOfAnotherUser, Flows
 from mcp_elicit.server.identity import Identity
+from mcp_elicit.server.links import SECRET_PURPOSE
 from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.body import FormRefused, read_form
 from mcp_elicit.server.pages.csrf import FIELD_NAME, Csrf, came_from_this_origin
@@ -42,7 +43,6 @@ from mcp_elicit.stores.records import FlowRecord, FlowStatus
 
 logger = logging.getLogger(__name__)
 
-SECRET_PURPOSE = "secret"
 # Ids we make are 32 characters; a longer one was never ours, so spare the store the lookup.
 _MAX_FLOW_ID = 128
 _STATUS_CODES = {FlowStatus.EXPIRED: 410}
