@@ -19,7 +19,7 @@ for elicitation (each extension is marked "SDK:" below):
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, contextmanager
 from typing import Any
 
@@ -32,6 +32,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_elicit import _sdk
 from mcp_elicit.client.handler import (
     ElicitationHandler,
     ElicitationRefused,
@@ -74,6 +75,13 @@ class ElicitingClient:
     ``StdioServerParameters``, a transport, or an in-process server. ``protocol`` pins a
     revision (``"2025-06-18"``, ``"2025-11-25"``, ``"2026-07-28"``) or lets the SDK negotiate
     (``"auto"``); a server that will not speak the pinned one is an error.
+
+    Every other ``mcp.Client`` argument passes through (``sampling_callback``,
+    ``list_roots_callback``, ``logging_callback``, ``log_level``, ``extensions``, ...): this
+    client answers elicitations and leaves the rest of the SDK client as it is. Those it sets
+    itself are refused: ``elicitation_callback`` (the ``handler``), ``mode`` (``protocol``),
+    ``read_timeout_seconds`` (``read_timeout``), ``input_required_max_rounds``
+    (``input_time_limit``).
     """
 
     def __init__(
@@ -88,7 +96,13 @@ class ElicitingClient:
         client_info: types.Implementation | None = None,
         message_handler: MessageHandlerFnT | None = None,
         http_client: httpx2.AsyncClient | None = None,
+        **client_options: Any,
     ) -> None:
+        ours = set(client_options) & _SET_BY_US
+        if ours:
+            raise TypeError(
+                f"ElicitingClient sets {', '.join(sorted(ours))} itself: see its docstring"
+            )
         if protocol not in PROTOCOL_CHOICES:
             raise ValueError(
                 f"protocol must be one of {', '.join(PROTOCOL_CHOICES)}, not {protocol!r}"
@@ -105,7 +119,9 @@ class ElicitingClient:
         self.accepted_quirks: list[str] = []
         self._message_handler = message_handler
         self._http_client = http_client
-        self._client: _SdkClient | None = None
+        # Time, not rounds, limits the loop (call_tool); responses are not cached unless asked.
+        self._client_options = {"cache": None, **client_options}
+        self._client: _sdk.ElicitingSdkClient | None = None
         self._stack: AsyncExitStack | None = None
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -122,18 +138,17 @@ class ElicitingClient:
                 if self._http_client is None:
                     await stack.enter_async_context(http)
                 server = streamable_http_client(server, http_client=http)
-            client = _SdkClient(
+            client = _sdk.ElicitingSdkClient(
                 server,
                 mode="auto" if self.protocol in ("auto", "2026-07-28") else "legacy",
                 read_timeout_seconds=self.read_timeout,
                 elicitation_callback=self.handler,
                 message_handler=self._on_message,
                 client_info=self.client_info,
-                # Time, not rounds, limits the loop: see call_tool.
                 input_required_max_rounds=2**31,
-                cache=None,
+                **self._client_options,
             )
-            client.owner = self
+            client.hooks = _Hooks(self)
             await stack.enter_async_context(client)
             self._client = client
             if self.protocol != "auto" and client.protocol_version != self.protocol:
@@ -237,7 +252,7 @@ class ElicitingClient:
         """url-draft completion: ``elicitation/track`` returns when the elicitation is done."""
         assert request.elicitation_id is not None
         client = self.sdk
-        assert isinstance(client, _SdkClient) and client.dispatcher is not None
+        assert isinstance(client, _sdk.ElicitingSdkClient)
 
         async def progress(value: float, total: float | None, message: str | None) -> None:
             text = message or (f"{value:g}/{total:g}" if total else f"{value:g}")
@@ -299,72 +314,35 @@ def _unpooled_http_client() -> httpx2.AsyncClient:
     )
 
 
-# -- extending the SDK --------------------------------------------------------------------
+_SET_BY_US = frozenset(
+    {"elicitation_callback", "mode", "read_timeout_seconds", "input_required_max_rounds"}
+)
 
 
-class _SdkClient(Client):
-    """``mcp.Client`` building our session and dispatcher (SDK: ``_build_session`` is where the
-    session is made; there is no public hook for either)."""
+class _Hooks:
+    """Where :class:`ElicitingClient` extends the SDK client (``mcp_elicit._sdk`` says why
+    each has no public seam)."""
 
-    owner: ElicitingClient
-    dispatcher: _Dispatcher | None = None
+    def __init__(self, owner: ElicitingClient) -> None:
+        self._owner = owner
 
-    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
-        inner = await self._connect(exit_stack, self.mode, self.raise_exceptions)
-        owner = self.owner
-        proposed = owner.protocol if owner.protocol in ("2025-06-18", "2025-11-25") else None
-        self.dispatcher = _Dispatcher(inner, owner)
-        session = _Session(
-            dispatcher=self.dispatcher,
-            read_timeout_seconds=self.read_timeout_seconds,
-            message_handler=self.message_handler,
-            client_info=self.client_info,
-            elicitation_callback=self.elicitation_callback,
-        )
-        session.owner = owner
-        session.proposed = proposed
-        self.dispatcher.session = session
-        return session
+    @property
+    def proposed_version(self) -> str | None:
+        # SDK: `initialize` always proposes its newest handshake version.
+        return "2025-06-18" if self._owner.protocol == "2025-06-18" else None
 
-
-class _Session(ClientSession):
-    owner: ElicitingClient
-    proposed: str | None = None
-
-    def _build_capabilities(self, version: str) -> types.ClientCapabilities:
+    def capabilities(
+        self, version: str, declared: types.ClientCapabilities
+    ) -> types.ElicitationCapability | None:
         # SDK: any elicitation callback declares form and URL. Declare what the handler does.
-        capabilities = super()._build_capabilities(version)
-        modes = self.owner.handler.modes
-        return capabilities.model_copy(update={"elicitation": _capability(modes, self.proposed)})
+        return _capability(self._owner.handler.modes, self.proposed_version)
 
-    async def initialize(self) -> types.InitializeResult:
-        if self.proposed is None or self.proposed == "2025-11-25":
-            return await super().initialize()
-        # SDK: `initialize` always proposes its newest handshake version; propose ours.
-        result = await self.send_request(
-            types.InitializeRequest(
-                params=types.InitializeRequestParams(
-                    protocol_version=self.proposed,
-                    capabilities=self._build_capabilities(self.proposed),
-                    client_info=self._client_info,
-                ),
-            ),
-            types.InitializeResult,
-        )
-        self.adopt(result)
-        await self.send_notification(types.InitializedNotification())
-        return result
-
-    async def _on_request(
-        self, dctx: Any, method: str, params: Mapping[str, Any] | None
-    ) -> dict[str, Any]:
-        if method != ELICITATION_CREATE:
-            return await super()._on_request(dctx, method, params)
+    async def on_elicitation(self, session: ClientSession, params: Any) -> dict[str, Any]:
         # SDK: it validates the request strictly before any callback sees it, and a callback
         # that raises reaches the server as code 0. Read it ourselves; answer -32602 with the
         # problems, or -32603 if the handler itself fails.
         try:
-            return await self.owner.handler.handle(params, asking_of(self))
+            return await self._owner.handler.handle(params, asking_of(session))
         except ElicitationRefused as refused:
             error = refused.error
             raise MCPError(error["code"], error["message"], error.get("data")) from None
@@ -374,50 +352,38 @@ class _Session(ClientSession):
                 types.INTERNAL_ERROR, "The client failed to handle the elicitation"
             ) from None
 
-
-class _Dispatcher:
-    """The SDK's dispatcher with pausable timeouts and liberal 2026-07-28 results."""
-
-    def __init__(self, inner: Any, owner: ElicitingClient) -> None:
-        self._inner = inner
-        self._owner = owner
-        self.session: _Session | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def send_raw_request(
-        self, method: str, params: Mapping[str, Any] | None, opts: Mapping[str, Any] | None = None
-    ) -> dict[str, Any]:
-        options = dict(opts or {})
+    async def send(
+        self,
+        send: Callable[[str, Mapping[str, Any] | None, dict[str, Any]], Awaitable[Any]],
+        method: str,
+        params: Mapping[str, Any] | None,
+        options: dict[str, Any],
+        version: str | None,
+    ) -> Any:
         timeout = options.pop("timeout", None)
         if timeout is None:
-            raw = await self._inner.send_raw_request(method, params, options)
+            raw = await send(method, params, options)
         else:
             # SDK: its timeout runs while the person answers; ours stops.
             with self._owner.handler.attention.deadline(timeout) as scope:
-                raw = await self._inner.send_raw_request(method, params, options)
+                raw = await send(method, params, options)
             if scope.cancelled_caught:
                 raise MCPError(
                     types.REQUEST_TIMEOUT,
                     f"{method} timed out after {timeout:g} s (time spent answering not counted)",
                 )
-        return self._complete(method, raw)
-
-    def _complete(self, method: str, raw: dict[str, Any]) -> dict[str, Any]:
-        session = self.session
         if (
             method in _RESULT_TYPED
             and isinstance(raw, dict)
             and "resultType" not in raw
-            and session is not None
-            and session.protocol_version in MODERN_PROTOCOL_VERSIONS
+            and version in MODERN_PROTOCOL_VERSIONS
         ):
-            # SDK: a final result without `resultType` fails validation; SEP-2322 says a
-            # client MUST treat it as complete.
-            self._owner.accepted_quirks.append(
-                f"{method}: result without resultType read as complete"
-            )
+            # SDK: a final result without `resultType` fails validation. The specification
+            # has clients read it as complete (for servers of earlier revisions); a server
+            # that negotiated 2026-07-28 must send it, so this is said as a quirk.
+            quirk = f"{method}: result without resultType read as complete"
+            self._owner.accepted_quirks.append(quirk)
+            logger.warning("%s: %s", self._owner.server_name, quirk)
             return {**raw, "resultType": "complete"}
         return raw
 

@@ -313,7 +313,7 @@ class Elicitation:
         port: int = 8000,
     ) -> None:
         if isinstance(server, str):  # run("streamable-http") on the installed server
-            server, transport = None, server  # type: ignore[assignment]
+            server, transport = None, server
         if server is not None and (self._server is None or self._server.server is not server):
             self.install(server)
         served = self._server

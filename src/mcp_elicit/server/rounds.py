@@ -254,9 +254,9 @@ class Round:
             if (found := Recorded.from_json(raw)) is not None
         }
         asked = {
-            key: found
+            key: sent
             for key, raw in state.get("asked", {}).items()
-            if (found := Asked.from_json(raw)) is not None
+            if (sent := Asked.from_json(raw)) is not None
         }
         responses = input_responses if isinstance(input_responses, Mapping) else {}
         return cls(answers=answers, asked=asked, responses=responses)
