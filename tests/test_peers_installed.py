@@ -14,7 +14,15 @@ from mcp import Client
 from mcp.client.context import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 
-from tests.peers import conformance_command, node22, server_everything_command
+from tests.peers import (
+    NODE_MODULES,
+    PEERS,
+    TS_SDK_PACKAGES,
+    conformance_command,
+    node22,
+    server_everything_command,
+    typescript_peer,
+)
 
 pytestmark = pytest.mark.node
 
@@ -100,3 +108,12 @@ def test_conformance_lists_the_client_scenarios() -> None:
     scenarios = {line.strip().split()[1] for line in done.stdout.splitlines() if "  - " in line}
     assert "elicitation-sep1034-client-defaults" in scenarios
     assert "sep-2322-client-request-state" in scenarios
+
+
+def test_the_typescript_sdk_is_the_pinned_one() -> None:
+    typescript_peer("elicit_client.ts")  # skips (fails in CI) when it is not installed
+    pinned = json.loads((PEERS / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    for package in TS_SDK_PACKAGES:
+        manifest = NODE_MODULES / "@modelcontextprotocol" / package / "package.json"
+        installed = json.loads(manifest.read_text(encoding="utf-8"))["version"]
+        assert installed == pinned[f"@modelcontextprotocol/{package}"], package
