@@ -11,8 +11,8 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from mcp_elicit.server import Accepted, Elicitation, ask, confirm, secret
 
-server = MCPServer("hotel")
-elicitation = Elicitation(server)  # key: MCP_ELICIT_KEY or a key file; store: SQLite
+elicitation = Elicitation()  # key: MCP_ELICIT_KEY or a key file; store: SQLite
+server = MCPServer("hotel", **elicitation.server_options())
 
 
 @dataclass
@@ -47,4 +47,4 @@ async def connect_weather(ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    elicitation.run("stdio")  # or "streamable-http"; serves the hosted pages too
+    elicitation.run(server)  # stdio; (server, "streamable-http") too; serves the hosted pages

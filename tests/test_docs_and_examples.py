@@ -22,6 +22,7 @@ NEEDS_A_PEER = {
     "booking_server.py",
     "conformance_client.py",
     "conformance_server.py",
+    "fastmcp_server.py",
     "server_quickstart.py",
 }
 STANDALONE = [p for p in EXAMPLES if p.name not in NEEDS_A_PEER]

@@ -1,4 +1,6 @@
-"""The layers of DESIGN: imports go downward only; forms, protocol and urls do no I/O."""
+"""The layers of DESIGN: imports go downward only; forms, protocol and urls do no I/O; no two
+modules import each other, directly or around a loop (``TYPE_CHECKING`` and function-level
+imports included)."""
 
 from __future__ import annotations
 
@@ -15,13 +17,16 @@ DIRECT: dict[str, set[str]] = {
     "demo": {"client", "server", "forms", "urls", "protocol", "flows", "stores"},
     "gateway": {"client", "server"},
     "check": {"client", "server", "protocol"},
-    "client": {"protocol", "forms", "urls"},
-    "server": {"protocol", "forms", "flows"},
+    "testing": {"client", "server", "protocol", "_sdk"},
+    "client": {"protocol", "forms", "urls", "_sdk"},
+    "server": {"protocol", "forms", "flows", "_sdk"},
     "flows": {"stores"},
     "protocol": set(),
     "forms": set(),
     "urls": set(),
     "stores": set(),
+    # The SDK's private names (mcp_elicit/_sdk.py): a leaf under client and server.
+    "_sdk": set(),
 }
 SANS_IO = {"forms", "protocol", "urls"}
 IO_MODULES = {
@@ -66,12 +71,16 @@ def imports(path: Path) -> set[str]:
     return found
 
 
-MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE)
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name == "_sdk.py")
+
+
+def layer_of(path: Path) -> str:
+    return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PACKAGE)) for p in MODULES])
 def test_imports_go_downward_only(path: Path) -> None:
-    layer = path.relative_to(PACKAGE).parts[0]
+    layer = layer_of(path)
     allowed = closure(layer) | {layer}
     for name in imports(path):
         parts = name.split(".")
@@ -103,4 +112,82 @@ def test_sans_io_layers_do_no_io(path: Path) -> None:
 
 def test_every_layer_exists() -> None:
     for layer in DIRECT:
-        assert (PACKAGE / layer / "__init__.py").exists(), layer
+        assert (PACKAGE / layer / "__init__.py").exists() or (PACKAGE / f"{layer}.py").exists()
+
+
+# -- import cycles -------------------------------------------------------------------------------
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+ALL_MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def import_edges(name: str, path: Path) -> set[str]:
+    """The modules of ours that ``name`` imports, wherever the import statement is."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            # `from a.b import c` imports the module a.b.c when there is one, else a.b.
+            for alias in node.names:
+                child = f"{base}.{alias.name}"
+                found.add(child if child in ALL_MODULES else base)
+    return {f for f in found if f in ALL_MODULES and f != name}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_around_a_loop() -> None:
+    graph = {name: import_edges(name, path) for name, path in ALL_MODULES.items()}
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_loop() -> None:
+    # The control: a loop through a TYPE_CHECKING-only import is found like any other.
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -46,7 +46,7 @@ from mcp_elicit.protocol import (
     parse_url_required_error,
     track_request_params,
 )
-from mcp_elicit.protocol.codes import ELICITATION_CREATE, ELICITATION_TRACK
+from mcp_elicit.protocol.codes import ELICITATION_TRACK
 
 logger = logging.getLogger(__name__)
 

@@ -87,8 +87,13 @@ class Booking:
 
 
 def build(*, store: str | None = None, key: DeploymentKey | None = None) -> Elicitation:
-    server = MCPServer(SERVER_NAME, instructions="A hotel that asks before it acts.")
-    elicitation = Elicitation(server, key=key, store=store)
+    elicitation = Elicitation(key=key, store=store)
+    server = MCPServer(
+        SERVER_NAME,
+        instructions="A hotel that asks before it acts.",
+        **elicitation.server_options(),
+    )
+    elicitation.install(server)
     bookings: dict[str, Booking] = {}
     numbers = itertools.count(1042)
 

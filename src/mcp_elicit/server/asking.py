@@ -33,7 +33,6 @@ from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.errors import CannotAsk, InvalidAnswer
 from mcp_elicit.server.peer import Peer
-from mcp_elicit.server.scope import RequestScope, current_scope
 from mcp_elicit.server.questions import (
     Question,
     cached_question,
@@ -41,6 +40,7 @@ from mcp_elicit.server.questions import (
     question_for_schema,
     question_for_type,
 )
+from mcp_elicit.server.scope import RequestScope, current_scope
 
 T = TypeVar("T")
 Fallback = Answer[T] | Callable[[], Answer[T] | Awaitable[Answer[T]]]

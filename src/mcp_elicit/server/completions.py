@@ -246,7 +246,6 @@ class TrackParams(RequestParams):
     elicitation_id: str = Field(alias="elicitationId")
 
 
-
 @dataclass(frozen=True, slots=True)
 class _Watch:
     session: CompletionClient

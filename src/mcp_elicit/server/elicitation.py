@@ -59,6 +59,7 @@ from mcp_elicit.server.links import PAGES_PREFIX
 from mcp_elicit.server.middleware import ElicitationMiddleware
 from mcp_elicit.server.pages import hosted_pages, page_hosts
 from mcp_elicit.server.runtime import DEFAULT_FLOW_TTL, Runtime, Settings, default_store_url
+from mcp_elicit.server.scope import current_scope
 from mcp_elicit.server.vault import Vault
 from mcp_elicit.stores import Store
 
@@ -122,8 +123,6 @@ class Elicitation:
             ttl=request_state_ttl,
             bind_principal=self.bind_principal,
         )
-        self._middleware = ElicitationMiddleware(self.runtime)
-        self._fastmcp_middleware: Any = None
         self._server: _Served | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
         if server is not None:
@@ -141,7 +140,7 @@ class Elicitation:
         ``middleware`` (ours, then yours) and, with ``url_draft``, ``extensions``."""
         options: dict[str, Any] = {
             "request_state_security": self.request_state_security,
-            "middleware": [self._middleware, *middleware],
+            "middleware": [ElicitationMiddleware(self.runtime), *middleware],
         }
         if self.settings.url_draft or extensions:
             ours = [_UrlDraftTrack(self)] if self.settings.url_draft else []
@@ -165,11 +164,9 @@ class Elicitation:
     @property
     def fastmcp_middleware(self) -> Any:
         """The fastmcp ``Middleware`` that carries elicitation (``fastmcp_options`` uses it)."""
-        if self._fastmcp_middleware is None:
-            from mcp_elicit.server.fastmcp import FastMCPElicitation
+        from mcp_elicit.server.fastmcp import FastMCPElicitation
 
-            self._fastmcp_middleware = FastMCPElicitation(self.runtime)
-        return self._fastmcp_middleware
+        return FastMCPElicitation(self.runtime)
 
     def install(self, server: Any) -> None:
         """Serve elicitation on ``server``. A server built with :meth:`server_options` (or
@@ -178,7 +175,7 @@ class Elicitation:
         if self._server is not None:
             raise RuntimeError("this Elicitation is installed on a server already")
         served = _served(server)
-        served.adopt(self)
+        served.adopt(self.runtime, self.request_state_security)
         self._server = served
 
     @property
@@ -224,8 +221,6 @@ class Elicitation:
 
     def user_of(self, ctx: Context[Any, Any] | Any) -> str:
         """The authenticated user of a tool call; flows and secrets are bound to it."""
-        from mcp_elicit.server.scope import current_scope
-
         return self.runtime.user_of(current_scope(ctx).request)
 
     def flow_url(self, flow_id: str) -> str:
@@ -276,10 +271,13 @@ class Elicitation:
     # -- running -----------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def running(self, *, serve_pages_on_loopback: bool = False) -> AsyncIterator[None]:
+    async def running(
+        self, *, serve_pages_on_loopback: bool = False, close_store: bool = True
+    ) -> AsyncIterator[None]:
         """Background work while the server runs: the flow sweeper, completion notices (one
         watcher task, started on the first -32042), and (for a stdio server) the hosted
-        pages on a loopback port."""
+        pages on a loopback port. The store is closed at the end unless ``close_store`` is
+        false (a test that runs the same server again)."""
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self.flows.run_sweeper)
             async with self.runtime.completions.running(tasks):
@@ -289,7 +287,8 @@ class Elicitation:
                     yield
                 finally:
                     tasks.cancel_scope.cancel()
-        await self.store.aclose()
+        if close_store:
+            await self.store.aclose()
 
     def run(
         self,
@@ -371,7 +370,7 @@ class _Served(Protocol):
     @property
     def name(self) -> str: ...
 
-    def adopt(self, elicitation: Elicitation) -> None: ...
+    def adopt(self, runtime: Runtime, security: RequestStateSecurity) -> None: ...
 
     async def run_stdio(self) -> None: ...
 
@@ -386,19 +385,17 @@ class _SdkServer:
     def name(self) -> str:
         return self.server.name or "This server"
 
-    def adopt(self, elicitation: Elicitation) -> None:
+    def adopt(self, runtime: Runtime, security: RequestStateSecurity) -> None:
         ours = [m for m in self.server.middleware if isinstance(m, ElicitationMiddleware)]
-        if ours == [elicitation._middleware]:
+        if any(m.runtime is runtime for m in ours):
             return  # built with server_options()
         if ours:
             raise RuntimeError("Elicitation is already installed on this server")
-        self.server.middleware.append(elicitation._middleware)
-        _sdk.replace_request_state_security(self.server, elicitation.request_state_security)
-        if elicitation.settings.url_draft:
-            completions = elicitation.runtime.completions
-            _sdk.add_request_handler(
-                self.server, ELICITATION_TRACK, TrackParams, completions.track
-            )
+        self.server.middleware.append(ElicitationMiddleware(runtime))
+        _sdk.replace_request_state_security(self.server, security)
+        if runtime.settings.url_draft:
+            track = runtime.completions.track
+            _sdk.add_request_handler(self.server, ELICITATION_TRACK, TrackParams, track)
 
     async def run_stdio(self) -> None:
         await self.server.run_stdio_async()

@@ -17,16 +17,17 @@ import mcp_types as types
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import InputRequiredToolResult, ToolResult
+from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
+from mcp.server.request_state import RequestStateSecurity
 from starlette.applications import Starlette
 
 from mcp_elicit import _sdk
 from mcp_elicit.server.middleware import Finished, InputRequired, ToolFailed, serve
 from mcp_elicit.server.runtime import Runtime
+from mcp_elicit.server.url_mode import UrlRequired
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
-
-    from mcp_elicit.server.elicitation import Elicitation
 
 
 class FastMCPElicitation(Middleware):
@@ -46,7 +47,22 @@ class FastMCPElicitation(Middleware):
         if request_context is None:  # not an MCP request (a direct call in-process)
             return await call_next(context)
         request = _sdk.sdk_context_of(request_context)
-        outcome = await serve(self.runtime, request, lambda: call_next(context))
+
+        async def run() -> ToolResult:
+            # fastmcp turns what a tool raises into its own ToolError (the text masked when
+            # mask_error_details is on). Ours are meant for the client: a link to send is
+            # taken back out, and our tool errors keep their words.
+            try:
+                return await call_next(context)
+            except ToolError as error:
+                cause = error.__cause__
+                if isinstance(cause, UrlRequired):
+                    raise cause from None
+                if isinstance(cause, SdkToolError):
+                    raise ToolError(str(cause)) from cause
+                raise
+
+        outcome = await serve(self.runtime, request, run)
         match outcome:
             case Finished(result):
                 return result  # type: ignore[no-any-return]
@@ -66,22 +82,20 @@ class FastMCPServer:
     def name(self) -> str:
         return self.server.name or "This server"
 
-    def adopt(self, elicitation: Elicitation) -> None:
-        if elicitation.settings.url_draft:
+    def adopt(self, runtime: Runtime, security: RequestStateSecurity) -> None:
+        if runtime.settings.url_draft:
             raise ValueError(
                 "the URL-mode draft (url_draft=True) is not offered on fastmcp servers "
                 "(docs/fastmcp.md)"
             )
         ours = [m for m in self.server.middleware if isinstance(m, FastMCPElicitation)]
-        if ours == [elicitation.fastmcp_middleware]:
+        if any(m.runtime is runtime for m in ours):
             return  # built with fastmcp_options()
         if ours:
             raise RuntimeError("Elicitation is already installed on this server")
         # First, so a question leaves before other middleware sees the tool's result.
-        self.server.middleware.insert(0, elicitation.fastmcp_middleware)
-        _sdk.replace_request_state_security(
-            _sdk.lowlevel_server_of(self.server), elicitation.request_state_security
-        )
+        self.server.middleware.insert(0, FastMCPElicitation(runtime))
+        _sdk.replace_request_state_security(_sdk.lowlevel_server_of(self.server), security)
 
     async def run_stdio(self) -> None:
         await self.server.run_stdio_async(show_banner=False)

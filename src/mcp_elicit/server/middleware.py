@@ -66,9 +66,7 @@ async def serve(
     round_ = None
     if request.method in rounds.METHODS:
         params = request.params or {}
-        round_ = rounds.Round.from_request(
-            params.get("inputResponses"), params.get("requestState")
-        )
+        round_ = rounds.Round.from_request(params.get("inputResponses"), params.get("requestState"))
         if round_.responses:
             await _resume_after_link(runtime, round_)
     scope = scope_for(request, runtime, round_)

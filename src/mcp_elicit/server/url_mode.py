@@ -155,8 +155,13 @@ async def secret_required(ctx: Any, name: str, message: str) -> UrlRequired:
     key = await stored_secret(ctx, "OPENAI_API_KEY")
     if key is None:
         raise await secret_required(ctx, "OPENAI_API_KEY", "Your OpenAI key, to …")
+
+    A client that cannot open links gets what :class:`UrlRequired` would give it (-32021 on
+    2026-07-28, else a tool error saying why), raised here: no flow is started for it.
     """
     scope = current_scope(ctx)
+    if scope.peer.revision is None or not scope.peer.modes.url:
+        raise no_url_mode(scope.peer)  # no flow for a link that cannot be sent
     runtime = scope.require_runtime("secrets")
     user = runtime.user_of(scope.request)
     # 2026-07-28: the retry after the link runs the tool again. While the flow the link
