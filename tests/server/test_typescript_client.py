@@ -41,8 +41,8 @@ CSRF_FIELD = re.compile(r'<input type="hidden" name="csrf" value="([^"]+)">')
 CONFORMANCE_SERVER = ROOT / "examples" / "conformance_server.py"
 QUICKSTART = [sys.executable, str(ROOT / "examples" / "server_quickstart.py")]
 QUICKSTART_HTTP = (
-    "import runpy, sys; "
-    "runpy.run_path(sys.argv[1])['elicitation'].run('streamable-http', port=int(sys.argv[2]))"
+    "import runpy, sys; example = runpy.run_path(sys.argv[1]); "
+    "example['elicitation'].run(example['server'], 'streamable-http', port=int(sys.argv[2]))"
 )
 HOTEL_HTTP = (
     "import sys; from mcp_elicit.demo.hotel_server import build; "
