@@ -413,6 +413,26 @@ def test_quickstart_secret_declined(
     assert report.text == "Not connected (Declined())."
 
 
+@pytest.mark.parametrize("protocol", REVISIONS)
+def test_quickstart_form_only_client_and_the_secret(
+    quickstart_http: Served, deployment: dict[str, str], protocol: str
+) -> None:
+    report = ts_client(
+        "connect_weather",
+        quickstart_http.url(),
+        *protocol_options(protocol),
+        "--form-only",
+        env=deployment,
+    )
+    assert report.data["elicitations"] == []
+    if protocol == "2026-07-28":
+        assert report.error["code"] == -32021
+        assert report.error["data"] == {"requiredCapabilities": {"elicitation": {"url": {}}}}
+    else:
+        assert report.result["isError"] is True
+        assert "web page" in report.text
+
+
 # -- the demo: mcp_elicit.demo.hotel_server -------------------------------------------------------
 #
 # The shared HTTP hotel keeps one vault (one local user): a test that needs "no key yet"
