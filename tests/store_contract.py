@@ -10,7 +10,7 @@ An engine joins by adding a factory: an async context manager that takes pytest'
         yield store
         await store.aclose()
 
-added to ``FACTORIES`` in ``tests/test_stores.py`` (or to a module of its own that defines a
+added to ``FACTORIES`` in ``tests/stores/test_stores.py`` (or to a module of its own that defines a
 ``store`` fixture with :func:`store_fixture` and subclasses :class:`StoreContract`).
 """
 

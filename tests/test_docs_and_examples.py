@@ -17,7 +17,7 @@ ROOT = Path(__file__).parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # Programs that need a peer: the server is started by client_quickstart.py and the client
-# tests, the conformance client by the conformance suite (tests/test_conformance_client.py).
+# tests, the conformance client by the conformance suite (tests/client/test_conformance.py).
 NEEDS_A_PEER = {
     "booking_server.py",
     "conformance_client.py",

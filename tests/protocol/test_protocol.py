@@ -34,6 +34,7 @@ from mcp_elicit.protocol import (
     invalid_params_error,
     missing_capability_error,
     modes_from_capabilities,
+    negotiated_revision,
     parse_elicit_request,
     parse_elicit_result,
     parse_elicitation_complete,
@@ -772,3 +773,39 @@ def test_problem_reads_well() -> None:
         str(ProtocolProblem("result_type", "a result must be an object"))
         == "a result must be an object"
     )
+
+
+# -- one revision table for the client, the server and the forms ---------------------------------
+
+
+def test_the_forms_revisions_are_the_protocols_and_agree_on_array_answers() -> None:
+    from mcp_elicit.forms.revisions import Revision
+
+    assert {r.value for r in Revision} == {p.value for p in ProtocolVersion}
+    for version in ProtocolVersion:
+        schema_rules = Revision.parse(version.value).rules
+        assert schema_rules.array_content == version.rules.list_content, version
+        assert schema_rules.multi_select == version.rules.list_content, version
+
+
+@pytest.mark.parametrize(
+    ("version", "revision"),
+    [
+        ("2024-11-05", None),
+        ("2025-03-26", None),
+        ("2025-06-18", "2025-06-18"),
+        ("2025-09-01", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+        ("2026-07-28", "2026-07-28"),
+        ("2027-01-01", "2026-07-28"),
+    ],
+)
+def test_a_negotiated_version_maps_to_one_revision_for_client_and_server(
+    version: str, revision: str | None
+) -> None:
+    from mcp_elicit.client.handler import revision_of
+
+    found = negotiated_revision(version)
+    assert (found.value if found is not None else None) == revision
+    # The client reads a version older than elicitation liberally, as the first revision.
+    assert revision_of(version).value == (revision or "2025-06-18")

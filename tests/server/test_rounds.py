@@ -202,3 +202,13 @@ def test_ask_pending_is_not_caught_by_except_exception() -> None:
 
     with pytest.raises(AskPending):
         tool_body()
+
+
+def test_the_response_to_a_raised_link_is_read_only_if_that_link_was_asked() -> None:
+    round_ = Round()
+    pending = round_.ask(LINK_KEY, REQUEST, Asked(None, NOW))
+    assert next_round(pending, {LINK_KEY: {"action": "decline"}}).link_response() == {
+        "action": "decline"
+    }
+    # A response under that key with no link asked (nothing sealed says so) is not one.
+    assert Round.from_request({LINK_KEY: {"action": "decline"}}, None).link_response() is None

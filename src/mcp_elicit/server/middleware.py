@@ -28,6 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_elicit.protocol import ProtocolVersion, url_required_error
 from mcp_elicit.protocol.codes import ELICITATION_CREATE, INVALID_REQUEST
 from mcp_elicit.server import rounds
+from mcp_elicit.server.answers import Declined
 from mcp_elicit.server.runtime import Runtime
 from mcp_elicit.server.scope import RequestScope, entered, scope_for
 from mcp_elicit.server.url_mode import UrlRequired, consent_of, no_url_mode
@@ -107,6 +108,12 @@ def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) 
         # The link becomes an input request, and the retry after it runs the tool again,
         # which checks its own precondition.
         round_ = scope.require_round()
+        answered = round_.link_response()
+        refused = consent_of(answered, revision) if answered is not None else None
+        if refused is not None:
+            # Declined or cancelled, and still needed: the call ends (rounds says why).
+            what = "declined" if isinstance(refused, Declined) else "did not open"
+            return ToolFailed(f"The person {what} the link this tool needs: {required.prompt}")
         params = {"mode": "url", "message": required.prompt, "url": required.url}
         request = {"method": ELICITATION_CREATE, "params": params}
         key = round_.next_key(rounds.LINK_KEY)

@@ -47,7 +47,9 @@ What the caller does with a response, and records (:meth:`Round.record`) or asks
 
 Links that a tool raises as :class:`~mcp_elicit.server.url_mode.UrlRequired` leave under the
 key :data:`LINK_KEY` with the flow they lead to (:meth:`Round.linked_flow`): the retry runs the
-tool again, which checks its own precondition.
+tool again, which checks its own precondition. If the person declined or cancelled that link
+(:meth:`Round.link_response`) and the tool raises it again, the call ends there: asking again
+would loop for as long as the client keeps retrying.
 
 The state is plaintext JSON here. The SDK's ``RequestStateBoundary`` (outside the middleware)
 seals it with AES-GCM, binds it to the method, tool name, arguments, user and server, and
@@ -287,6 +289,13 @@ class Round:
     def ask(self, key: str, request: Mapping[str, Any], asked: Asked) -> AskPending:
         """The exception that ends this round with ``request`` as the input request ``key``."""
         return AskPending(key, dict(request), self, asked)
+
+    def link_response(self) -> Mapping[str, Any] | None:
+        """The client's response to a raised ``UrlRequired`` link of the last round."""
+        response = self.responses.get(LINK_KEY)
+        if LINK_KEY not in self.asked or not isinstance(response, Mapping):
+            return None
+        return response
 
     def linked_flow(self) -> str | None:
         """The flow a raised ``UrlRequired`` link of the last round led to, if any."""
