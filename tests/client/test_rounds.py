@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
@@ -117,3 +118,31 @@ async def test_the_url_drafts_required_error_is_tracked_to_completion_then_retri
     prompt = h.renderer.prompts[0]  # type: ignore[union-attr]
     assert prompt.revision == "url-draft" and prompt.elicitation_id == "d1"
     assert any("Progress" in n.text for n in h.renderer.notices)  # type: ignore[union-attr]
+
+
+async def test_a_server_that_keeps_asking_after_a_no_is_given_up_on() -> None:
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+
+    from mcp_elicit.client import RefusedInputLoop
+    from mcp_elicit.testing import connect
+
+    server = MCPServer("insistent")
+    asked = 0
+
+    @server.tool()
+    async def insist() -> InputRequiredResult:
+        nonlocal asked
+        asked += 1
+        params = ElicitRequestFormParams(
+            message="Again?", requested_schema={"type": "object", "properties": {}}
+        )
+        return InputRequiredResult(input_requests={"q": ElicitRequest(params=params)})
+
+    with anyio.fail_after(10):
+        async with connect(
+            server, protocol="2026-07-28", answers=[{"action": "decline"}] * 10
+        ) as mcp:
+            with pytest.raises(RefusedInputLoop, match="insistent kept asking"):
+                await mcp.call("insist")
+    assert asked == 4  # the first ask, then three declined retries; the fourth is not sent

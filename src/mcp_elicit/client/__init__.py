@@ -10,7 +10,7 @@
 """
 
 from mcp_elicit.client.audit import AuditLog
-from mcp_elicit.client.connection import ElicitingClient, UrlElicitationLoop
+from mcp_elicit.client.connection import ElicitingClient, RefusedInputLoop, UrlElicitationLoop
 from mcp_elicit.client.handler import Asking, ElicitationHandler, ElicitationRefused
 from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimit
 from mcp_elicit.client.prompts import (
@@ -41,6 +41,7 @@ __all__ = [
     "Notice",
     "Policy",
     "RateLimit",
+    "RefusedInputLoop",
     "Renderer",
     "ScriptedRenderer",
     "UrlElicitationLoop",

@@ -18,6 +18,7 @@ for elicitation (each extension is marked "SDK:" below):
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, contextmanager
@@ -62,6 +63,20 @@ password or finish a sign-in in a browser."""
 
 class UrlElicitationLoop(RuntimeError):
     """The server asked again for URL elicitations the person had already completed."""
+
+
+class RefusedInputLoop(RuntimeError):
+    """2026-07-28: the server kept asking for input the person had declined or cancelled."""
+
+
+MAX_REFUSED_ROUNDS = 3
+"""2026-07-28 retries in a row that carry nothing but declines and cancels before the call is
+given up: a server that asks again at once would otherwise loop as fast as it answers, until
+``input_time_limit``."""
+
+_REFUSED_ROUNDS: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "mcp_elicit_refused_rounds", default=None
+)
 
 
 class ProtocolMismatch(RuntimeError):
@@ -239,7 +254,9 @@ class ElicitingClient:
         if self.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             return await self.sdk.call_tool(name, args, read_timeout_seconds=read_timeout)
         # SDK: the multi-round-trip loop gives up after 10 rounds (~2 s). Rounds are unlimited
-        # above; this bounds the whole exchange in time instead.
+        # above; this bounds the whole exchange in time instead, and a server that keeps
+        # asking after the person said no is stopped by _Hooks.send.
+        _REFUSED_ROUNDS.set([0])
         try:
             with anyio.fail_after(self.input_time_limit):
                 return await self.sdk.call_tool(name, args, read_timeout_seconds=read_timeout)
@@ -360,6 +377,8 @@ class _Hooks:
         options: dict[str, Any],
         version: str | None,
     ) -> Any:
+        if method in _RESULT_TYPED and isinstance(params, Mapping):
+            self._count_refusals(method, params.get("inputResponses"))
         timeout = options.pop("timeout", None)
         if timeout is None:
             raw = await send(method, params, options)
@@ -386,6 +405,22 @@ class _Hooks:
             logger.warning("%s: %s", self._owner.server_name, quirk)
             return {**raw, "resultType": "complete"}
         return raw
+
+
+    def _count_refusals(self, method: str, responses: Any) -> None:
+        counter = _REFUSED_ROUNDS.get()
+        if counter is None or not isinstance(responses, Mapping) or not responses:
+            return
+        refused = all(
+            isinstance(r, Mapping) and r.get("action") in ("decline", "cancel")
+            for r in responses.values()
+        )
+        counter[0] = counter[0] + 1 if refused else 0
+        if counter[0] > MAX_REFUSED_ROUNDS:
+            raise RefusedInputLoop(
+                f"{self._owner.server_name} kept asking for input the person declined or "
+                f"cancelled ({MAX_REFUSED_ROUNDS} times in a row); {method} given up"
+            )
 
 
 def _capability(
