@@ -20,6 +20,7 @@ pytestmark = [pytest.mark.tmux, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, str(ROOT / "examples" / "booking_server.py")]
+NOISY = [sys.executable, str(ROOT / "tests" / "peer_servers" / "noisy_server.py")]
 MCP_ELICIT = [sys.executable, "-m", "mcp_elicit"]
 
 
@@ -33,15 +34,23 @@ def connect(tmp_path: Path) -> Iterator[object]:
     opener.chmod(0o755)
     panes: list[Pane] = []
 
-    def start(*options: str) -> Pane:
-        env = {"BROWSER": str(opener), "PATH": os.environ.get("PATH", ""), "TERM": "xterm"}
-        command = [*MCP_ELICIT, "connect", *options, "--", *SERVER]
+    state = tmp_path / "state"  # the servers' logs go here
+
+    def start(*options: str, server: list[str] = SERVER) -> Pane:
+        env = {
+            "BROWSER": str(opener),
+            "PATH": os.environ.get("PATH", ""),
+            "TERM": "xterm",
+            "XDG_STATE_HOME": str(state),
+        }
+        command = [*MCP_ELICIT, "connect", *options, "--", *server]
         pane = Pane(command, env)
         panes.append(pane)
         pane.wait_for("mcp>", timeout=Pane.STARTUP)
         return pane
 
     start.opened = opened  # type: ignore[attr-defined]
+    start.logs = state / "mcp-elicit" / "servers"  # type: ignore[attr-defined]
     yield start
     for pane in panes:
         pane.close()
@@ -130,3 +139,29 @@ def test_a_lookalike_link_is_shown_with_its_warnings(connect: object) -> None:
     assert "can be read as apple.com" in screen
     pane.keys("Escape")
     pane.wait_for("Link cancel.")
+
+
+def test_the_servers_stderr_stays_off_the_screen_until_it_stops(connect: object) -> None:
+    pane = connect(server=NOISY)  # type: ignore[operator]
+    log = connect.logs / "noisy_server.log"  # type: ignore[attr-defined]
+    pane.type('call greet {"name": "Ada"}')
+    screen = pane.wait_for("Hello, Ada.")
+    assert f"mcp-elicit: server log: {log}" in screen  # named once, as the session starts
+    pane.type("call ask")
+    pane.wait_for("Answer this request?")
+    pane.keys("Enter")
+    pane.wait_for("Field 1 of 1: Your name")
+    pane.type("Bo")
+    pane.wait_for("[s]ubmit / [e]dit a field")
+    pane.type("s")
+    screen = pane.wait_for("Hello, Bo.")
+    assert "noisy:" not in screen  # its log lines did not land in the middle of the form
+    assert screen.count("server log:") == 1
+    text = log.read_text()
+    assert "noisy: greeting Ada" in text and "noisy: asking for a name" in text
+
+    pane.type("call die")
+    screen = pane.wait_for("[exited 1]")
+    assert f"Error: die: the server stopped; see its log: {log}" in screen
+    assert "noisy:" not in screen and "Traceback" not in screen
+    assert "noisy: dying" in log.read_text()

@@ -4,6 +4,7 @@ official SDK's server in both eras."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +37,8 @@ def call(
         text=True,
         timeout=90,
         check=False,
+        # The server's stderr goes to its log in the state directory: the test's own.
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
     )
 
 
@@ -206,3 +209,18 @@ def test_sdk_server_url_mode_in_each_era(
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == said
     assert "consented to open https://accounts.example.com/link" in done.stderr
+
+
+@pytest.mark.parametrize("tool", ["link_account", "open_link", "sync_files"])
+@pytest.mark.slow
+def test_sdk_server_url_tools_on_2025_06_18_say_there_is_no_url_mode(
+    tmp_path: Path, tool: str
+) -> None:
+    args = ("--args", json.dumps({"url": "https://example.com/"})) if tool == "open_link" else ()
+    done = call(tmp_path, tool, BOOKING, [{"action": "accept"}], "--protocol", "2025-06-18", *args)
+    assert done.returncode == 1  # a tool error, printed as the result
+    assert "which protocol 2025-06-18 does not have" in done.stdout, done.stderr
+    assert "consented" not in done.stderr  # nothing was asked
+    assert f"Tool '{tool}' failed" not in done.stderr  # the SDK's log line: in the server's log
+    log = (tmp_path / "state" / "mcp-elicit" / "servers" / "booking_server.log").read_text()
+    assert f"Tool '{tool}' failed" in log

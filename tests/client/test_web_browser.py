@@ -710,6 +710,8 @@ async def review_and_submit(page: Any) -> None:
     await page.get_by_role("button", name="Submit").click()
 
 
+@pytest.mark.tmux  # the command runs in a tmux pane
+@pytest.mark.slow
 async def test_connect_ui_web_answers_in_the_browser(terminal: Terminal) -> None:
     booking = [
         sys.executable,
@@ -737,6 +739,8 @@ async def test_connect_ui_web_answers_in_the_browser(terminal: Terminal) -> None
     assert "Traceback" not in screen
 
 
+@pytest.mark.tmux  # the command runs in a tmux pane
+@pytest.mark.slow
 async def test_demo_ui_web_books_confirms_and_opens_the_servers_own_page(
     terminal: Terminal,
 ) -> None:

@@ -12,6 +12,7 @@ from mcp_elicit.client import AuditLog, ElicitationHandler, Policy
 from mcp_elicit.client.connection import PROTOCOL_CHOICES
 from mcp_elicit.client.handler import open_in_browser
 from mcp_elicit.client.renderer import Renderer
+from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.targets import TargetError, server_for
 from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.urls import UrlPolicy
@@ -47,7 +48,9 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         "target",
         metavar="TARGET",
         nargs="?",
-        help="the server: an http(s):// URL, or '-- command args...' last on the line",
+        help="the server: an http(s):// URL (before or after the options), or "
+        "'-- command args...' last on the line to start it over stdio (its stderr goes to "
+        "a log file, named when it starts)",
     )
     parser.add_argument(
         "--protocol",
@@ -99,10 +102,18 @@ def add_ui_option(parser: argparse.ArgumentParser) -> None:
 
 
 def server_of(args: argparse.Namespace) -> object:
+    """The server to connect to; one started over stdio writes its stderr to its log."""
     try:
-        return server_for(args.target, args.server_command)
+        return server_for(args.target, args.server_command, log_stderr=True)
     except TargetError as error:
         raise UsageError(str(error)) from None
+
+
+def announce_log(server: object) -> None:
+    """Name the log of a server started over stdio, once, as its session starts: its own
+    output goes there, not onto the person's screen."""
+    if isinstance(server, LoggedStdioServer):
+        say(f"server log: {server.log_path}")
 
 
 def handler_of(

@@ -3,9 +3,34 @@
 from __future__ import annotations
 
 from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED
+
+from mcp_elicit.client.server_log import LoggedStdioServer
 
 
-def describe_failure(error: BaseException, *, tool: str | None = None) -> str:
+def describe_failure(
+    error: BaseException, *, tool: str | None = None, server: object = None
+) -> str:
+    """``error`` in one line. When ``server`` is a stdio server that has stopped, the line
+    says so and where its log is (its stderr is there, not on the terminal)."""
+    stopped = stopped_server(server)
+    if stopped is not None:
+        where = f"{tool}: " if tool else ""
+        notice = f"the server stopped; see its log: {stopped.log_path}"
+        if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
+            return where + notice  # "Connection closed" says nothing more
+        return f"{_describe(error, tool=tool)} ({notice})"
+    return _describe(error, tool=tool)
+
+
+def stopped_server(server: object) -> LoggedStdioServer | None:
+    """``server``, if it is a stdio server that stopped before we closed it."""
+    if isinstance(server, LoggedStdioServer) and server.stopped:
+        return server
+    return None
+
+
+def _describe(error: BaseException, *, tool: str | None = None) -> str:
     if isinstance(error, MCPError):
         where = f"{tool}: " if tool else ""
         return f"{where}error {error.code}: {error.message}"

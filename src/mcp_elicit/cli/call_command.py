@@ -1,5 +1,9 @@
 """``mcp-elicit call TOOL [--args JSON] [--answers FILE] [--json] TARGET``: one tool call.
 
+TOOL and an ``http(s)://`` TARGET may come anywhere among the options; a server's command
+comes after ``--``, last. A server started that way writes its stderr to its log file (named
+on stderr as the call starts, and in the error if the server stops).
+
 Elicitations on the way are answered from ``--answers`` (a JSON list, used in order), else by
 the person at the terminal, else (no terminal) cancelled and marked "no person". Exit status:
 0 for a result that is not an error, 1 otherwise, 2 for bad usage.
@@ -15,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from mcp_elicit.cli._host import add_host_options, handler_of, say, server_of
+from mcp_elicit.cli._host import add_host_options, announce_log, handler_of, say, server_of
 from mcp_elicit.cli._io import UsageError, print_json
 from mcp_elicit.cli._running import describe_failure
 from mcp_elicit.client import AnswersError, ElicitingClient, ScriptedRenderer, load_answers
@@ -29,8 +33,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "call",
         help="call one tool, answering its elicitations from a file or the terminal",
         description=(
-            "Call one tool on a server and print its result. TARGET is an http(s):// URL, or "
-            "'-- command args...' last on the line to start the server over stdio. "
+            "Call one tool on a server and print its result. TARGET is an http(s):// URL, "
+            "before or after the options, or '-- command args...' last on the line to start "
+            "the server over stdio (its stderr goes to a log file, named on stderr). "
             "Exit status: 0 a result that is not an error, 1 an error, 2 bad usage."
         ),
     )
@@ -75,11 +80,12 @@ def run(args: argparse.Namespace) -> int:
 async def _call(
     client: ElicitingClient, args: argparse.Namespace, arguments: dict[str, Any]
 ) -> int:
+    announce_log(client.server)
     try:
         async with client:
             result = await client.call_tool(args.tool, arguments)
     except Exception as error:  # every failure is a message and exit 1, never a traceback
-        say(describe_failure(error, tool=args.tool))
+        say(describe_failure(error, tool=args.tool, server=client.server))
         return 1
     dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
     if args.json:

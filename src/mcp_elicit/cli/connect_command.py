@@ -14,8 +14,14 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp.shared.exceptions import MCPError
 
-from mcp_elicit.cli._host import add_host_options, add_ui_option, handler_of, server_of
-from mcp_elicit.cli._running import describe_failure
+from mcp_elicit.cli._host import (
+    add_host_options,
+    add_ui_option,
+    announce_log,
+    handler_of,
+    server_of,
+)
+from mcp_elicit.cli._running import describe_failure, stopped_server
 from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
 
 if TYPE_CHECKING:
@@ -36,8 +42,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Connect to a server and use it from the terminal: list tools, call one with JSON "
             "arguments, answer its elicitations (in the terminal, or in your browser with "
-            "--ui web). TARGET is an http(s):// URL, or '-- command args...' last on the line "
-            "to start the server over stdio."
+            "--ui web). TARGET is an http(s):// URL, before or after the options, or "
+            "'-- command args...' last on the line to start the server over stdio (its stderr "
+            "goes to a log file, named as the session starts)."
         ),
     )
     add_host_options(connect)
@@ -75,11 +82,12 @@ async def _web_session(page: WebRenderer, client: ElicitingClient) -> int:
 async def _session(client: ElicitingClient) -> int:
     from prompt_toolkit import PromptSession
 
+    announce_log(client.server)
     try:
         async with client:
             return await repl(client, PromptSession())
     except Exception as error:
-        print(f"mcp-elicit: {describe_failure(error)}", flush=True)
+        print(f"mcp-elicit: {describe_failure(error, server=client.server)}", flush=True)
         return 1
 
 
@@ -109,6 +117,8 @@ async def repl(client: ElicitingClient, session: Any) -> int:
             await _call(client, rest.strip())
         else:
             print(f"Unknown command {command!r}. Type 'help' for commands.")
+        if stopped_server(client.server) is not None:
+            return 1  # nothing more can be asked of it; the error said where its log is
 
 
 async def _tools(client: ElicitingClient) -> None:
@@ -136,7 +146,7 @@ async def _call(client: ElicitingClient, rest: str) -> None:
     try:
         result = await client.call_tool(name, arguments)
     except (MCPError, UrlElicitationLoop, TimeoutError) as error:
-        print(f"Error: {describe_failure(error, tool=name)}")
+        print(f"Error: {describe_failure(error, tool=name, server=client.server)}")
         return
     dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
     print("Result (error):" if result.is_error else "Result:")

@@ -6,7 +6,6 @@ questions are answered on a local page in the browser instead (the web renderer)
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import webbrowser
 from pathlib import Path
@@ -14,10 +13,11 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from mcp_elicit.cli._host import add_ui_option, say
-from mcp_elicit.cli._running import describe_failure
+from mcp_elicit.cli._host import add_ui_option, announce_log, say
+from mcp_elicit.cli._running import describe_failure, stopped_server
 from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy
 from mcp_elicit.client.connection import PROTOCOL_CHOICES
+from mcp_elicit.client.server_log import logged, state_directory
 from mcp_elicit.urls import UrlPolicy
 
 if TYPE_CHECKING:
@@ -88,9 +88,9 @@ def _run(args: argparse.Namespace) -> int:
         # On the web page, the person's click on "Open link" opens it: not the handler.
         opener=_open_in_browser,  # not called for the web page: it opens links itself
     )
-    client = ElicitingClient(
-        server_command(store, state / "demo.key"), handler, protocol=args.protocol
-    )
+    # The server's own log lines go to its log file, not into the middle of a question.
+    server = logged(server_command(store, state / "demo.key"))
+    client = ElicitingClient(server, handler, protocol=args.protocol)
     return anyio.run(_hosted, client, store, page)
 
 
@@ -122,12 +122,17 @@ async def _session(client: ElicitingClient, store: str, where: tuple[str, str]) 
     prompts: PromptSession[str] = PromptSession()
 
     async def pause(text: str) -> bool:
+        stopped = stopped_server(client.server)
+        if stopped is not None:  # the steps left cannot run
+            say(f"the server stopped; see its log: {stopped.log_path}")
+            return False
         try:
             await prompts.prompt_async(text)
         except EOFError:
             return False
         return True
 
+    announce_log(client.server)
     try:
         async with client:
             host, keys = where
@@ -143,10 +148,10 @@ async def _session(client: ElicitingClient, store: str, where: tuple[str, str]) 
                     "one, 'quit' ends the demo.",
                     flush=True,
                 )
-                await repl(client, prompts)
-            return 0
+                return await repl(client, prompts)
+            return 1 if stopped_server(client.server) else 0
     except Exception as error:
-        print(f"mcp-elicit: {describe_failure(error)}", flush=True)
+        print(f"mcp-elicit: {describe_failure(error, server=client.server)}", flush=True)
         return 1
 
 
@@ -156,7 +161,6 @@ def _open_in_browser(url: str) -> None:
 
 
 def _state_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    path = Path(base) / "mcp-elicit"
+    path = state_directory()
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path

@@ -15,7 +15,7 @@ import re
 import stat
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
@@ -137,7 +137,7 @@ class LoggedStdioServer:
     async def __aenter__(self) -> _Streams:
         log = open_log(self.log_path)
         try:
-            stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            stamp = datetime.now(UTC).isoformat(timespec="seconds")
             log.write(f"--- {stamp} mcp-elicit started the server ---\n")
             log.flush()  # before the server's own lines, which bypass this buffer
             transport = stdio_client(self.params, errlog=log)

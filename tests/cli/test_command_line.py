@@ -1,0 +1,220 @@
+"""The command line as written: positionals and options in any order, each command's own usage
+on an error, readable choices. In-process, through ``mcp_elicit.cli.main`` and ``parse``."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from anyio.from_thread import start_blocking_portal
+
+from mcp_elicit.cli import main, parse
+from tests.client_support import booking_server
+
+URL = "http://127.0.0.1:8000/mcp"
+TOP_LEVEL_USAGE = "usage: mcp-elicit [-h]"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:  # argparse's usage errors and --help
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# -- any order -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        # The README's synopsis: the target last, after the options.
+        ["call", "book", "--answers", "a.json", "--protocol", "2025-11-25", URL],
+        ["call", "book", URL, "--answers", "a.json", "--protocol", "2025-11-25"],
+        ["call", "book", "--answers", "a.json", URL, "--protocol", "2025-11-25"],
+        ["call", "--protocol", "2025-11-25", "book", "--answers", "a.json", URL],
+        ["call", "--answers", "a.json", "--protocol", "2025-11-25", "book", URL],
+    ],
+)
+def test_call_takes_its_target_before_between_or_after_the_options(argv: list[str]) -> None:
+    args = parse(argv)
+    assert (args.tool, args.target, args.server_command) == ("book", URL, [])
+    assert (args.answers, args.protocol) == ("a.json", "2025-11-25")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["call", "book", "--json", "--", "python", "server.py", "--port", "1"],
+        ["call", "--json", "book", "--", "python", "server.py", "--port", "1"],
+    ],
+)
+def test_call_takes_a_server_command_last(argv: list[str]) -> None:
+    args = parse(argv)
+    assert (args.tool, args.target, args.json) == ("book", None, True)
+    assert args.server_command == ["python", "server.py", "--port", "1"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["connect", URL, "--protocol", "2025-11-25", "--ui", "web"],
+        ["connect", "--protocol", "2025-11-25", "--ui", "web", URL],
+        ["connect", "--protocol", "2025-11-25", URL, "--ui", "web"],
+    ],
+)
+def test_connect_takes_its_target_before_between_or_after_the_options(argv: list[str]) -> None:
+    args = parse(argv)
+    assert (args.target, args.protocol, args.ui, args.server_command) == (
+        URL,
+        "2025-11-25",
+        "web",
+        [],
+    )
+
+
+def test_connect_takes_a_server_command_last() -> None:
+    args = parse(["connect", "--protocol", "2026-07-28", "--", "node", "s.js", "--protocol"])
+    assert (args.target, args.protocol) == (None, "2026-07-28")
+    assert args.server_command == ["node", "s.js", "--protocol"]
+
+
+@pytest.fixture
+def http_server() -> Iterator[str]:
+    """tests.client_support's booking server over Streamable HTTP, in a thread of its own
+    (``main`` runs its own event loop)."""
+    app = booking_server().streamable_http_app()
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, access_log=False)
+    web = uvicorn.Server(config)
+
+    async def serve() -> None:
+        await web.serve()
+
+    with start_blocking_portal() as portal:
+        done = portal.start_task_soon(serve)
+        while not web.started:
+            time.sleep(0.01)
+            assert not done.done(), done.exception()
+        (socket,) = web.servers[0].sockets
+        try:
+            yield f"http://127.0.0.1:{socket.getsockname()[1]}/mcp"
+        finally:
+            web.should_exit = True
+            done.result(timeout=10)
+
+
+def test_call_with_the_url_last_calls_the_tool(
+    http_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps([{"action": "accept", "content": {"name": "Ada"}}]))
+    argv = ["call", "book", "--answers", str(answers), "--protocol", "2025-11-25", http_server]
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (0, "booked Ada x2\n"), err
+    assert "server log" not in err  # a server over HTTP has no log of ours
+
+
+# -- each command's own usage -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "said"),
+    [
+        (["call", "book", "--bogus", URL], "mcp-elicit call", "unrecognized arguments: --bogus"),
+        (["call", "book", URL, "http://b/"], "mcp-elicit call", "unrecognized arguments"),
+        (["call", "--json"], "mcp-elicit call", "required: TOOL"),
+        (["call", "book", "--protocol", "1999"], "mcp-elicit call", "invalid choice: '1999'"),
+        (["connect", URL, "extra"], "mcp-elicit connect", "unrecognized arguments: extra"),
+        (["connect", "--ui", "tv", URL], "mcp-elicit connect", "invalid choice: 'tv'"),
+        (["demo", "--bogus"], "mcp-elicit demo", "unrecognized arguments: --bogus"),
+        (["url", "check", "https://a.example/", "x"], "mcp-elicit url check", "unrecognized"),
+        (["schema", "convert", "f.json", "--to", "2025-06-18", "g"], "mcp-elicit schema", "g"),
+    ],
+)
+def test_a_parsing_error_shows_the_commands_own_usage(
+    capsys: pytest.CaptureFixture[str], argv: list[str], usage: str, said: str
+) -> None:
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.startswith(f"usage: {usage}"), err
+    assert TOP_LEVEL_USAGE not in err
+    assert said in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["call", "book"], "call: error: no server: give an http(s):// URL"),
+        (["call", "book", URL, "--", "python", "s.py"], "call: error: give either a URL"),
+        (["call", "book", "ftp://x/"], "call: error: 'ftp://x/' is not an http(s):// URL"),
+        (["call", "book", "--args", "[1]", URL], "call: error: --args: must be a JSON object"),
+        (["call", "book", "--answers", "/nonexistent/a.json", URL], "call: error: --answers:"),
+        (["connect"], "connect: error: no server"),
+        (["connect", "--audit", "/nonexistent/dir/a.log", URL], "connect: error: --audit:"),
+    ],
+)
+def test_an_error_found_after_parsing_shows_the_commands_own_usage(
+    capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    # These are found when the command runs (UsageError), before anything is started.
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    command = argv[0]
+    assert err.startswith(f"usage: mcp-elicit {command} "), err
+    assert TOP_LEVEL_USAGE not in err
+    assert f"mcp-elicit {said}" in err
+
+
+# -- --modes -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["call", "connect"])
+def test_help_shows_the_modes_readably(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    status, out, _ = run(capsys, command, "--help")
+    assert status == 0
+    assert "form,form" not in out and "url,url" not in out
+    assert "--modes MODES" in out
+    help_text = " ".join(out[out.index("--modes MODES") :].split())
+    assert "form, url, or both as form,url (the default)" in help_text
+
+
+def test_demo_help_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "demo", "--help")
+    assert status == 0 and out.startswith("usage: mcp-elicit demo")
+    assert "form,form" not in out
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("form,url", "form,url"),
+        ("url,form", "form,url"),
+        ("form+url", "form,url"),
+        ("form", "form"),
+        ("url", "url"),
+    ],
+)
+def test_modes_accept_each_spelling(given: str, meant: str) -> None:
+    assert parse(["call", "t", URL, "--modes", given]).modes == meant
+
+
+@pytest.mark.parametrize("given", ["", "forms", "form,url,sampling", "none"])
+def test_unknown_modes_are_a_usage_error(capsys: pytest.CaptureFixture[str], given: str) -> None:
+    status, _, err = run(capsys, "call", "t", URL, "--modes", given)
+    assert status == 2
+    assert err.startswith("usage: mcp-elicit call")
+    assert "argument --modes: choose form, url, or both as form,url" in err
+
+
+def test_modes_reach_the_handler() -> None:
+    from mcp_elicit.cli._host import handler_of
+
+    handler: Any = handler_of(parse(["connect", URL, "--modes", "url"]), None)
+    assert (handler.modes.form, handler.modes.url) == (False, True)
