@@ -326,3 +326,13 @@ def test_the_example_runs_over_stdio(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "No forecast without a key (Declined())."
     assert (tmp_path / "mcp-elicit" / "key").stat().st_mode & 0o777 == 0o600
+
+
+def test_without_fastmcp_installed_the_error_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "fastmcp", None)
+    monkeypatch.delitem(sys.modules, "mcp_elicit.server.fastmcp", raising=False)
+    elicitation = Elicitation(key=DeploymentKey.generate(), store="memory://")
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'mcp-elicit\[fastmcp\]'"):
+        elicitation.fastmcp_options()

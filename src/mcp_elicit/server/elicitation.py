@@ -164,8 +164,14 @@ class Elicitation:
     @property
     def fastmcp_middleware(self) -> Any:
         """The fastmcp ``Middleware`` that carries elicitation (``fastmcp_options`` uses it)."""
-        from mcp_elicit.server.fastmcp import FastMCPElicitation
-
+        try:
+            from mcp_elicit.server.fastmcp import FastMCPElicitation
+        except ModuleNotFoundError as missing:
+            if missing.name != "fastmcp":
+                raise
+            raise ModuleNotFoundError(
+                "fastmcp is not installed: pip install 'mcp-elicit[fastmcp]'", name="fastmcp"
+            ) from None
         return FastMCPElicitation(self.runtime)
 
     def install(self, server: Any) -> None:
