@@ -331,6 +331,8 @@ def test_the_example_runs_over_stdio(tmp_path: Path) -> None:
 def test_without_fastmcp_installed_the_error_names_the_extra(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    for name in [n for n in sys.modules if n == "fastmcp" or n.startswith("fastmcp.")]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "fastmcp", None)
     monkeypatch.delitem(sys.modules, "mcp_elicit.server.fastmcp", raising=False)
     elicitation = Elicitation(key=DeploymentKey.generate(), store="memory://")
