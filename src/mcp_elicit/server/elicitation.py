@@ -167,7 +167,7 @@ class Elicitation:
         try:
             from mcp_elicit.server.fastmcp import FastMCPElicitation
         except ModuleNotFoundError as missing:
-            if missing.name != "fastmcp":
+            if (missing.name or "").split(".")[0] != "fastmcp":
                 raise
             raise ModuleNotFoundError(
                 "fastmcp is not installed: pip install 'mcp-elicit[fastmcp]'", name="fastmcp"
