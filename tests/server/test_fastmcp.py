@@ -168,27 +168,14 @@ async def test_on_2025_06_18_a_secret_is_refused_saying_the_revision_lacks_url_m
     assert "2025-06-18, which has no URL mode" in result.text
 
 
-async def test_secret_required_on_2025_11_25_is_32042_then_the_retry_succeeds() -> None:
+@pytest.mark.parametrize("protocol", URL_ERAS)
+async def test_secret_required_then_the_retry_succeeds(protocol: str) -> None:
+    """-32042 and the completion notice on 2025-11-25; an input request on 2026-07-28."""
     built = build()
     with anyio.fail_after(30):
         async with connect(
             built.mcp,
-            protocol="2025-11-25",
-            answers=[CONSENT],
-            links=enter_secret("sk-sync-1234"),
-            elicitation=built.elicitation,
-        ) as mcp:
-            result = await mcp.call("sync")
-    assert result.text == "synced with a key of 12 characters"
-    assert mcp.asked[0].mode == "url" and mcp.asked[0].params.get("elicitationId")
-
-
-async def test_secret_required_on_2026_07_28_is_an_input_request_then_the_result() -> None:
-    built = build()
-    with anyio.fail_after(30):
-        async with connect(
-            built.mcp,
-            protocol="2026-07-28",
+            protocol=protocol,
             answers=[CONSENT],
             links=enter_secret("sk-sync-1234"),
             elicitation=built.elicitation,
@@ -196,7 +183,8 @@ async def test_secret_required_on_2026_07_28_is_an_input_request_then_the_result
             result = await mcp.call("sync")
     assert result.text == "synced with a key of 12 characters"
     assert [q.mode for q in mcp.asked] == ["url"]
-    assert "elicitationId" not in mcp.asked[0].params  # 2026-07-28 has none
+    # Only 2025-11-25 names the elicitation; 2026-07-28 has no elicitationId.
+    assert ("elicitationId" in mcp.asked[0].params) is (protocol == "2025-11-25")
 
 
 async def test_a_form_only_client_on_2026_07_28_gets_32021_naming_url_mode() -> None:

@@ -608,10 +608,10 @@ def test_hotel_forecast_declined_on_2026_07_28_ends_the_call(
     hotel_http: Served, deployment: dict[str, str]
 ) -> None:
     # The person declines the link. 2026-07-28 (client/elicitation): "Servers ... MUST handle
-    # cases where the user declines or cancels the elicitation". connect_weather does ("Not
-    # connected: you declined."); forecast (secret_required) asks for the same link again in
-    # every round, and the TS client, which fulfils input requests itself, gives up after
-    # 10 rounds (SdkError INPUT_REQUIRED_ROUNDS_EXCEEDED). Fails until the server is fixed.
+    # cases where the user declines or cancels the elicitation". forecast (secret_required)
+    # used to ask for the same link again in every round, until the TS client, which fulfils
+    # input requests itself, gave up after 10 rounds (INPUT_REQUIRED_ROUNDS_EXCEEDED); now
+    # the declined link ends the call with a tool error.
     report = ts_client(
         "forecast",
         no_key(hotel_http, deployment),
