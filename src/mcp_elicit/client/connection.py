@@ -1,15 +1,19 @@
 """An SDK client that answers elicitations through a handler, on every revision.
 
 :class:`ElicitingClient` wraps the official ``mcp.Client`` and extends it where it falls short
-for elicitation (each extension is marked "SDK:" below):
+for elicitation (each extension is marked "SDK:" below; the private SDK names they need are
+in ``mcp_elicit._sdk``):
 
 - capabilities declare exactly the handler's modes (the SDK declares form and URL whenever a
   callback is set), and ``--protocol 2025-06-18`` can be proposed at all;
 - ``elicitation/create`` is read liberally (the url-draft spelling, the early draft) and a bad
   request gets -32602 with every problem (the SDK validates strictly before any callback);
 - request timeouts pause while a person is answering;
-- a 2026-07-28 final result without ``resultType`` is complete, as the specification says;
-- the multi-round-trip loop is limited in time, not rounds (people take minutes, not 2 s);
+- a 2026-07-28 final result without ``resultType`` is read as complete, as the specification
+  has clients do for older servers, and recorded in ``accepted_quirks`` (a 2026-07-28 server
+  must send it: ``mcp_elicit.testing`` fails such a reply);
+- the multi-round-trip loop is limited in time, not rounds (people take minutes, not 2 s),
+  and stops when a server keeps asking after the person said no;
 - -32042 / -32604 ("open this URL first") go through consent and completion, then the call
   is retried, with loop detection;
 - over Streamable HTTP the connection pool is unbounded, so pending elicitations cannot

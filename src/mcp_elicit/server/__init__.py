@@ -1,16 +1,19 @@
-"""The server side, on the official SDK's ``MCPServer``: ask on every revision, and URL mode.
+"""The server side, on the official SDK's ``MCPServer`` (or fastmcp's ``FastMCP``): ask on
+every revision, and URL mode.
 
-    server = MCPServer("booking")
-    elicitation = Elicitation(server)
+    elicitation = Elicitation()
+    server = MCPServer("booking", **elicitation.server_options())
 
     @server.tool()
     async def book(ctx: Context) -> str:
         match await ask(ctx, Booking, "Where and when?"):
             case Accepted(booking): ...
 
+    elicitation.run(server)
+
 - :func:`ask`, :func:`confirm`, :func:`choose` — forms, validated, on every revision
 - :func:`secret`, :func:`ask_url`, :class:`UrlRequired` — URL mode, flows, the vault
-- :class:`Elicitation` — installs the middleware, the sealed state, the hosted pages
+- :class:`Elicitation` — the middleware, the sealed state, the hosted pages, for a server
 """
 
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
