@@ -410,7 +410,6 @@ class _Hooks:
             return {**raw, "resultType": "complete"}
         return raw
 
-
     def _count_refusals(self, method: str, responses: Any) -> None:
         counter = _REFUSED_ROUNDS.get()
         if counter is None or not isinstance(responses, Mapping) or not responses:
