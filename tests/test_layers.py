@@ -191,3 +191,35 @@ def test_no_module_imports_itself_around_a_loop() -> None:
 def test_the_cycle_check_sees_a_loop() -> None:
     # The control: a loop through a TYPE_CHECKING-only import is found like any other.
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# -- who knows the web framework ----------------------------------------------------------------
+
+# The server's request-time code (asking, rounds, completions, the middleware) must not depend
+# on how it is served: only the wiring runs uvicorn, and Starlette is for the pages (and, as a
+# type, the browser side of an identity).
+WEB_FRAMEWORK_ALLOWED = {
+    "uvicorn": {"server/elicitation.py"},
+    "starlette": {"server/elicitation.py", "server/identity.py"},
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in MODULES if layer_of(p) == "server" and "pages" not in p.parts],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_only_the_wiring_knows_how_the_server_is_served(path: Path) -> None:
+    relative = str(path.relative_to(PACKAGE))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    runtime_imports = set()
+    for node in tree.body:  # module level, outside `if TYPE_CHECKING:`
+        if isinstance(node, ast.Import):
+            runtime_imports.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            runtime_imports.add(node.module)
+    for framework, allowed in WEB_FRAMEWORK_ALLOWED.items():
+        if relative not in allowed:
+            assert not any(
+                n == framework or n.startswith(framework + ".") for n in runtime_imports
+            ), f"{relative} imports {framework}"

@@ -19,7 +19,6 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import InputRequiredToolResult, ToolResult
 from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.server.request_state import RequestStateSecurity
-from starlette.applications import Starlette
 
 from mcp_elicit import _sdk
 from mcp_elicit.server.middleware import Finished, InputRequired, ToolFailed, serve
@@ -28,6 +27,7 @@ from mcp_elicit.server.url_mode import UrlRequired
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
+    from starlette.applications import Starlette
 
 
 class FastMCPElicitation(Middleware):
