@@ -588,40 +588,31 @@ def test_hotel_forecast_link_on_2026_07_28(hotel_http: Served, deployment: dict[
     assert report.data["urlRequired"] == []
 
 
-def test_hotel_forecast_declined_on_2025_11_25_keeps_the_error(
-    hotel_http: Served, deployment: dict[str, str]
+@pytest.mark.parametrize("protocol", URL_REVISIONS)
+def test_hotel_forecast_declined(
+    hotel_http: Served, deployment: dict[str, str], protocol: str
 ) -> None:
+    """2025-11-25: the -32042 stands, and no completion comes. 2026-07-28 (client/elicitation:
+    "Servers ... MUST handle cases where the user declines or cancels the elicitation"): the
+    call ends with a result. It used to ask for the same link in every round, until the TS
+    client, which fulfils input requests itself, gave up after 10 rounds
+    (INPUT_REQUIRED_ROUNDS_EXCEEDED)."""
     report = ts_client(
         "forecast",
         no_key(hotel_http, deployment),
-        *protocol_options("2025-11-25"),
+        *protocol_options(protocol),
         "--answers",
         answers({"action": "decline"}),
         env=deployment,
     )
-    assert report.returncode == 1
-    assert report.error["code"] == -32042
-    assert report.data["completions"] == []
-
-
-def test_hotel_forecast_declined_on_2026_07_28_ends_the_call(
-    hotel_http: Served, deployment: dict[str, str]
-) -> None:
-    # The person declines the link. 2026-07-28 (client/elicitation): "Servers ... MUST handle
-    # cases where the user declines or cancels the elicitation". forecast (secret_required)
-    # used to ask for the same link again in every round, until the TS client, which fulfils
-    # input requests itself, gave up after 10 rounds (INPUT_REQUIRED_ROUNDS_EXCEEDED); now
-    # the declined link ends the call with a tool error.
-    report = ts_client(
-        "forecast",
-        no_key(hotel_http, deployment),
-        *protocol_options("2026-07-28"),
-        "--answers",
-        answers({"action": "decline"}),
-        env=deployment,
-    )
-    assert "result" in report.data, report.data["error"]["message"]
-    assert len(report.data["elicitations"]) == 1
+    if protocol == "2025-11-25":
+        assert report.returncode == 1
+        assert report.error["code"] == -32042
+        assert report.data["completions"] == []
+    else:
+        assert "result" in report.data, report.data["error"]["message"]
+        assert report.data["result"]["isError"] is True
+        assert len(report.data["elicitations"]) == 1
 
 
 @pytest.mark.parametrize("protocol", REVISIONS)
