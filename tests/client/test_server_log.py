@@ -67,7 +67,6 @@ def test_the_state_directory_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert state_directory() == tmp_path / "home" / ".local" / "state" / "mcp-elicit"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
 def test_the_log_is_owner_only_and_appended(state: Path) -> None:
     path = state / "servers" / "s.log"
     with open_log(path) as log:
@@ -81,7 +80,6 @@ def test_the_log_is_owner_only_and_appended(state: Path) -> None:
     assert mode(state / "servers") == 0o700 and mode(state) == 0o700
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links")
 def test_the_log_is_never_opened_through_a_symbolic_link(state: Path, tmp_path: Path) -> None:
     target = tmp_path / "elsewhere.txt"
     target.write_text("keep\n")
