@@ -33,8 +33,11 @@ class ServerLogError(RuntimeError):
 
 def state_directory() -> Path:
     """``$XDG_STATE_HOME/mcp-elicit``, or ``~/.local/state/mcp-elicit``."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "mcp-elicit"
+    state = os.environ.get("XDG_STATE_HOME", "")
+    # The XDG spec says a relative path here is invalid and must be ignored (as the server's
+    # key file does: mcp_elicit.server.keys.state_directory, a layer this one cannot import).
+    base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
+    return base / "mcp-elicit"
 
 
 def server_log_path(command: Sequence[str]) -> Path:

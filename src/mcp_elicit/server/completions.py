@@ -118,8 +118,6 @@ class Completions:
         url_resume_wait: float = DEFAULT_URL_RESUME_WAIT,
         user_of: Callable[[ServerRequestContext[Any, Any]], str | None] = lambda ctx: None,
     ) -> None:
-        if url_resume_wait < 0:
-            raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
         self._flows = flows
         self.url_resume_wait = url_resume_wait
         self._user_of = user_of
@@ -225,12 +223,12 @@ class Completions:
         except FlowNotFound:  # swept meanwhile: the caller asks again, with a fresh flow
             return flow
 
-    async def resume_linked(self, round_: Round, *, agreed: bool) -> None:
-        """Before a retry that follows a raised ``UrlRequired`` link the person ``agreed`` to
+    async def resume_linked(self, round_: Round) -> None:
+        """Before a retry that follows a raised ``UrlRequired`` link the person agreed to
         open: hold it while the flow is open, so that the tool, run again, finds what the
         page stored rather than sending the link again."""
         flow = await self.linked_flow(round_)
-        if flow is not None and agreed:
+        if flow is not None:
             await self.hold(flow)
 
     async def linked_flow(self, round_: Round | None) -> FlowRecord | None:

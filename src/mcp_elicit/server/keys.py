@@ -92,12 +92,18 @@ class DeploymentKey:
         raise TypeError("a DeploymentKey is not picklable")
 
 
-def default_key_file() -> Path:
-    """``$XDG_STATE_HOME/mcp-elicit/key``, or ``~/.local/state/mcp-elicit/key``."""
+def state_directory() -> Path:
+    """``$XDG_STATE_HOME/mcp-elicit``, or ``~/.local/state/mcp-elicit``: the key file's and the
+    default store's."""
     state = os.environ.get("XDG_STATE_HOME", "")
     # The XDG spec says a relative path in these variables is invalid and must be ignored.
     base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
-    return base / "mcp-elicit" / "key"
+    return base / "mcp-elicit"
+
+
+def default_key_file() -> Path:
+    """``key`` in the :func:`state_directory`."""
+    return state_directory() / "key"
 
 
 def decode_key_text(text: str) -> bytes | None:

@@ -86,11 +86,9 @@ async def serve(
 
 
 async def _resume_after_link(runtime: Runtime, round_: rounds.Round) -> None:
-    response = round_.responses.get(rounds.LINK_KEY)
-    if response is None or round_.linked_flow() is None:
-        return
-    agreed = consent_of(response, ProtocolVersion.V2026_07_28) is None
-    await runtime.completions.resume_linked(round_, agreed=agreed)
+    response = round_.link_response()
+    if response is not None and consent_of(response, ProtocolVersion.V2026_07_28) is None:
+        await runtime.completions.resume_linked(round_)
 
 
 def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) -> Outcome:

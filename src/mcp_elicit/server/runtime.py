@@ -6,9 +6,7 @@ is, the settings and completion signalling. ``Elicitation`` (the wiring) makes o
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
@@ -17,7 +15,7 @@ from mcp_elicit.flows import Flows
 from mcp_elicit.server.completions import DEFAULT_URL_RESUME_WAIT, Completions
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.identity import Identity
-from mcp_elicit.server.keys import DeploymentKey
+from mcp_elicit.server.keys import DeploymentKey, state_directory
 from mcp_elicit.server.links import flow_path
 from mcp_elicit.server.vault import Vault
 from mcp_elicit.stores import Store, open_store
@@ -107,6 +105,5 @@ class Runtime:
 
 
 def default_store_url() -> str:
-    """``sqlite:///`` in the user's state directory (``$XDG_STATE_HOME/mcp-elicit``)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return f"sqlite:///{Path(base) / 'mcp-elicit' / 'flows.db'}"
+    """``sqlite:///`` in the user's state directory (beside the key file)."""
+    return f"sqlite:///{state_directory() / 'flows.db'}"

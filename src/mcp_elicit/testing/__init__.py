@@ -156,10 +156,7 @@ class _RecordingHandler(ElicitationHandler):
         tracker: Tracker | None = None,
     ) -> bool:
         for request in requests:
-            params = {"mode": request.mode, "message": request.message, "url": request.url}
-            if request.elicitation_id is not None:
-                params["elicitationId"] = request.elicitation_id
-            self._asked.append(Question(asking.revision.value, params))
+            self._asked.append(Question(asking.revision.value, request.to_params(asking.revision)))
         return await super().obtain(requests, asking, tracker=tracker)
 
 
