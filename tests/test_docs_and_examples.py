@@ -67,10 +67,17 @@ def test_the_forms_example_prints_one_message_per_bad_field() -> None:
     assert "birthday: must be a real calendar date" in output
 
 
-def test_runpy_import_of_examples_has_no_side_effects() -> None:
-    # Examples guard their work behind __main__, so tools can import them.
+def test_runpy_import_of_examples_has_no_side_effects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Examples guard their work behind __main__, so tools can import them; building a server
+    # writes nothing either (the key file is made when the key is first used).
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MCP_ELICIT_KEY", raising=False)
     for example in EXAMPLES:
         runpy.run_path(str(example), run_name="not_main")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_readme_server_quick_start_is_examples_server_quickstart() -> None:

@@ -31,7 +31,7 @@ import ipaddress
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal, Protocol
 
 import anyio
@@ -40,7 +40,7 @@ import uvicorn
 from mcp.server.context import ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.request_state import RequestStateSecurity
+from mcp.server.request_state import AESGCMRequestStateCodec, RequestStateSecurity
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
@@ -66,6 +66,7 @@ from mcp_elicit.stores import Store
 logger = logging.getLogger(__name__)
 
 DEFAULT_STATE_TTL = 900.0
+KEY_VARIABLE = "MCP_ELICIT_KEY"
 URL_DRAFT_EXTENSION = "io.github.mcp-elicit/url-mode-draft"
 
 __all__ = [
@@ -108,9 +109,14 @@ class Elicitation:
     ) -> None:
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
-        self.key = key if key is not None else DeploymentKey.load()
+        # The key file is read (or made) when the key is first needed, not here: importing a
+        # server module must not write to the person's state directory. A key in the
+        # environment costs no I/O, so a bad one is still refused at once.
+        if key is None and KEY_VARIABLE in os.environ:
+            key = DeploymentKey.load(env=KEY_VARIABLE)
+        self._key = key
         self.runtime = Runtime(
-            key=self.key,
+            key=lambda: self.key,
             store=store,
             identity=identity if identity is not None else LocalIdentity(),
             settings=Settings(url_draft=url_draft, url_resume_wait=url_resume_wait),
@@ -119,7 +125,7 @@ class Elicitation:
         if public_url:
             self.public_url = public_url
         self.request_state_security = RequestStateSecurity(
-            keys=[self.key.derive("request-state")],
+            codec=_LazyCodec(lambda: self.key.derive("request-state")),
             ttl=request_state_ttl,
             bind_principal=self.bind_principal,
         )
@@ -127,6 +133,13 @@ class Elicitation:
         self._tasks: anyio.abc.TaskGroup | None = None
         if server is not None:
             self.install(server)
+
+    @property
+    def key(self) -> DeploymentKey:
+        """The deployment key: the one given, else ``DeploymentKey.load()`` on first use."""
+        if self._key is None:
+            self._key = DeploymentKey.load(env=KEY_VARIABLE)
+        return self._key
 
     # -- plugging into a server ---------------------------------------------------------------
 
@@ -434,6 +447,26 @@ class _UrlDraftTrack(Extension):
 
     def methods(self) -> Sequence[MethodBinding]:
         return [MethodBinding(ELICITATION_TRACK, TrackParams, self._completions.track)]
+
+
+class _LazyCodec:
+    """The SDK's AES-GCM codec for ``requestState``, made with the key when the first state is
+    sealed or opened (a ``RequestStateCodec``, the SDK's public seam for the crypto)."""
+
+    def __init__(self, key: Callable[[], bytes]) -> None:
+        self._key = key
+        self._codec: AESGCMRequestStateCodec | None = None
+
+    def _made(self) -> AESGCMRequestStateCodec:
+        if self._codec is None:
+            self._codec = AESGCMRequestStateCodec([self._key()])
+        return self._codec
+
+    def seal(self, payload: bytes) -> str:
+        return self._made().seal(payload)
+
+    def unseal(self, token: str) -> bytes:
+        return self._made().unseal(token)
 
 
 def _is_loopback(host: str) -> bool:

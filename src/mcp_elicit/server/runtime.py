@@ -6,6 +6,7 @@ is, the settings and completion signalling. ``Elicitation`` (the wiring) makes o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,13 +42,13 @@ class Runtime:
     def __init__(
         self,
         *,
-        key: DeploymentKey,
+        key: Callable[[], DeploymentKey],
         store: Store | str | None,
         identity: Identity,
         settings: Settings,
         flow_ttl: float = DEFAULT_FLOW_TTL,
     ) -> None:
-        self.key = key
+        self._key = key  # read on first use: see Elicitation
         self.identity = identity
         self.settings = settings
         self.public_url: str | None = None  # where the hosted pages are reached
@@ -82,7 +83,7 @@ class Runtime:
     @property
     def vault(self) -> Vault:
         if self._vault is None:
-            self._vault = Vault(self.store, self.key.derive("vault"))
+            self._vault = Vault(self.store, self._key().derive("vault"))
         return self._vault
 
     def user_of(self, request: ServerRequestContext[Any, Any]) -> str:
