@@ -69,11 +69,11 @@ test-fast: setup
 # The official conformance suite against examples/conformance_server.py and
 # examples/conformance_client.py (also part of `make test`).
 conformance: setup peers
-	$(VENV)/bin/pytest -q tests/test_conformance_server.py tests/test_conformance_client.py
+	$(VENV)/bin/pytest -q tests/server/test_conformance.py tests/client/test_conformance.py
 
 # The pictures in docs/ come from the browser tests: this runs them writing into docs/images.
 screenshots: setup peers browser
-	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q tests/test_browser_*.py
+	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q -m browser tests/server/test_pages_browser.py tests/client/test_web_browser.py
 
 bench: setup
 	$(PY) bench/run.py

@@ -16,16 +16,18 @@ import pytest
 ROOT = Path(__file__).parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
-# Programs that need a peer: the server is started by client_quickstart.py and the client
-# tests, the conformance client by the conformance suite (tests/client/test_conformance.py).
-NEEDS_A_PEER = {
+# Programs run elsewhere: servers are started by client_quickstart.py and the client tests,
+# the conformance client by the conformance suite (tests/client/test_conformance.py), and
+# script_a_run.py below, with a state directory of its own.
+RUN_ELSEWHERE = {
     "booking_server.py",
     "conformance_client.py",
     "conformance_server.py",
     "fastmcp_server.py",
+    "script_a_run.py",
     "server_quickstart.py",
 }
-STANDALONE = [p for p in EXAMPLES if p.name not in NEEDS_A_PEER]
+STANDALONE = [p for p in EXAMPLES if p.name not in RUN_ELSEWHERE]
 QUICKSTART = ROOT / "examples" / "server_quickstart.py"
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
@@ -115,3 +117,63 @@ def test_the_server_quick_start_asks_and_confirms(protocol: str, tmp_path: Path)
     cancelled = call("cancel", [{"action": "accept", "content": {"confirm": True}}])
     assert cancelled.returncode == 0 and "Cancelled." in cancelled.stdout, cancelled.stderr
     assert (tmp_path / "mcp-elicit" / "key").stat().st_mode & 0o777 == 0o600
+
+
+# -- docs/scripting.md: the recipe, run ----------------------------------------------------------
+
+SCRIPT = ROOT / "examples" / "script_a_run.py"
+
+
+def run_the_recipe(
+    tmp_path: Path, *options: str, key: str = "key-for-the-recipe-test"
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "WEATHER_API_KEY": key}
+    env.pop("MCP_ELICIT_KEY", None)
+    command = [sys.executable, str(SCRIPT), *options]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=180)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_the_scripting_recipe_runs_every_tool_to_the_end(protocol: str, tmp_path: Path) -> None:
+    done = run_the_recipe(tmp_path, "--protocol", protocol)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "Booked 2 night(s) from 2026-12-01 for Ada.",
+        "Cancelled.",
+        f"Connected ({len('key-for-the-recipe-test')} characters).",
+    ]
+    assert done.stderr.count("consented to open http://127.0.0.1:") == 1
+    assert "key-for-the-recipe-test" not in done.stderr
+
+
+@pytest.mark.slow
+def test_on_2026_a_page_finished_late_takes_the_second_accept(tmp_path: Path) -> None:
+    """The recipe's timing note: each accept holds the retry url_resume_wait seconds; a page
+    finished after the first hold comes as the same link again, answered by the second."""
+    server = tmp_path / "server.py"
+    source = QUICKSTART.read_text(encoding="utf-8")
+    server.write_text(source.replace("Elicitation()", "Elicitation(url_resume_wait=2)", 1))
+    done = run_the_recipe(tmp_path, "--server", str(server), "--late", "3")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "Connected (23 characters).", done.stderr
+    links = [line for line in done.stderr.splitlines() if "consented to open" in line]
+    assert len(links) == 2 and links[0] == links[1]  # the same link, twice
+
+
+def test_the_recipe_answers_files_are_valid() -> None:
+    from mcp_elicit.client.scripted import parse_answers
+
+    page = (ROOT / "docs" / "scripting.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```json\n(.*?)```", page, re.DOTALL)
+    assert len(blocks) == 3
+    parsed = [parse_answers(json.loads(block)) for block in blocks]
+    assert parsed[1][0].content == {"confirm": True}  # confirm()'s field
+    assert [a.action for a in parsed[2]] == ["accept", "accept"]  # the 2026 second accept
+
+
+def test_the_makefile_names_only_test_files_that_exist() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    named = re.findall(r"tests/[\w/]+\.py", makefile)
+    assert named, "make conformance and make screenshots name their test files"
+    assert [path for path in named if not (ROOT / path).is_file()] == []

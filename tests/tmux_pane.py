@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 class Pane:
     """One tmux session running one command; ``keys`` types, ``wait_for`` reads the screen."""
 
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+    def __init__(self, command: list[str], env: dict[str, str], cwd: Path = ROOT) -> None:
         markers.require("tmux")
         self.name = f"mcp-elicit-{uuid.uuid4().hex[:8]}"
         # A tmux server of its own (-L): no race with another test's server shutting down,
@@ -25,7 +25,7 @@ class Pane:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         # The exit status shows as "[exited N]" once the command is done.
         line = (
-            f"cd {shlex.quote(str(ROOT))} && env {exports} {shlex.join(command)}; "
+            f"cd {shlex.quote(str(cwd))} && env {exports} {shlex.join(command)}; "
             'echo "[exited $?]"; sleep 60'
         )
         subprocess.run(

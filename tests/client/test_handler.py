@@ -20,7 +20,8 @@ from mcp_elicit.client import (
     UrlPrompt,
 )
 from mcp_elicit.client.audit import REDACTED
-from mcp_elicit.protocol import ElicitationModes
+from mcp_elicit.client.handler import Asking
+from mcp_elicit.protocol import ElicitationModes, ProtocolVersion
 from tests.client_support import RecordingRenderer, booking_server
 
 pytestmark = pytest.mark.anyio
@@ -291,3 +292,60 @@ async def test_concurrent_requests_are_shown_one_at_a_time() -> None:
         for _ in range(6):
             tasks.start_soon(client.call_tool, "book")
     assert most == 1
+
+
+LOOPBACK_LINK = {
+    "mode": "url",
+    "message": "Type your key on this server's page",
+    "url": "http://127.0.0.1:8123/pages/flow/abc",
+    "elicitationId": "e1",
+}
+
+
+@pytest.mark.parametrize(
+    ("local", "policy", "offered"),
+    [
+        (True, Policy(), True),  # a server this host started over stdio: its own pages
+        (False, Policy(), False),  # any other server: the default policy blocks http
+        (True, Policy(loopback_for_local_servers=False), False),  # the host said no
+    ],
+)
+async def test_http_loopback_links_are_offered_for_a_server_the_host_started(
+    local: bool, policy: Policy, offered: bool
+) -> None:
+    h = handler([{"action": "accept"}], policy=policy)
+    asking = Asking("hotel", ProtocolVersion.V2025_11_25, local=local)
+    result = await h.handle(LOOPBACK_LINK, asking)
+    if offered:
+        assert result == {"action": "accept"}
+        (prompt,) = h.renderer.prompts  # type: ignore[union-attr]
+        assert "local_development" in prompt.verdict.codes  # the warning is shown
+        assert h.opened == [LOOPBACK_LINK["url"]]  # type: ignore[attr-defined]
+    else:
+        assert result == {"action": "cancel", "_meta": {OUTCOME_META: "url-blocked"}}
+        assert h.opened == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://example.com/pages/flow/abc", "http://192.168.1.10/pages", "http://169.254.169.254/"],
+)
+async def test_a_local_server_gets_loopback_http_only(url: str) -> None:
+    h = handler([{"action": "accept"}])
+    asking = Asking("hotel", ProtocolVersion.V2025_11_25, local=True)
+    result = await h.handle({**LOOPBACK_LINK, "url": url}, asking)
+    assert result == {"action": "cancel", "_meta": {OUTCOME_META: "url-blocked"}}
+    assert h.opened == []  # type: ignore[attr-defined]
+
+
+def test_only_a_server_started_over_stdio_is_local(tmp_path: Any) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
+    from mcp_elicit.client.targets import server_for
+
+    h = handler([])
+    stdio = StdioServerParameters(command="python", args=["server.py"])
+    logged = server_for(None, ["python", "server.py"], log_stderr=True)
+    assert ElicitingClient(stdio, h).local and ElicitingClient(logged, h).local
+    assert not ElicitingClient("http://127.0.0.1:8000/mcp", h).local
+    assert not ElicitingClient(booking_server(), h).local  # in-process: not started by us

@@ -19,16 +19,24 @@ import mcp_types as types
 import pytest
 from fastmcp.client.elicitation import ElicitResult
 from mcp import Client
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
+from mcp_elicit.client import ElicitationHandler, ElicitingClient, ScriptedRenderer
 from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.server import (
     Accepted,
     Cancelled,
+    CannotAsk,
+    CapabilityRequired,
     Declined,
     DeploymentKey,
+    Elicitation,
+    ModeUnavailable,
+    NotExpressible,
     SecretInForm,
+    choose,
 )
 from mcp_elicit.server.questions import question_for_raw_schema
 from tests.server_support import (
@@ -557,3 +565,76 @@ async def test_fastmcp_client_over_streamable_http(mode: str) -> None:
     assert replies[0] == "booked Ada 2026-03-01 suite x3"
     assert replies[3] == "Accepted(value=['wifi', 'breakfast'])"
     assert type(made.outcomes[0].value.arrival) is datetime.date
+
+
+# -- why a question was cancelled, and why it could not be asked ---------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("script", "reason"),
+    [
+        (None, "no-person"),  # nobody to ask: a host without a terminal or a script
+        ([], "answers-exhausted"),
+        ([{"action": "accept", "content": BAD}], "invalid-answer"),
+        ([{"action": "cancel"}], None),  # the person dismissed it
+    ],
+    ids=["no-person", "answers-exhausted", "invalid-answer", "person"],
+)
+async def test_the_clients_reason_for_a_cancel_reaches_the_tool(
+    era: str, script: list[dict[str, Any]] | None, reason: str | None
+) -> None:
+    made = booking_server()
+    renderer = ScriptedRenderer(script) if script is not None else None
+    handler = ElicitationHandler(renderer, opener=None)
+    async with ElicitingClient(made.server, handler, protocol=era) as client:
+        result = await client.call_tool("book", {})
+    assert made.outcomes == [Cancelled(reason)]
+    assert text(result) == f"cancelled ({reason})"
+
+
+def _picky_server() -> tuple[MCPServer, list[str]]:
+    """A tool that tells the two kinds of CannotAsk apart, as the docs show."""
+    server = MCPServer("picky")
+    Elicitation(server, key=DeploymentKey.generate(), store="memory://")
+    seen: list[str] = []
+
+    @server.tool()
+    async def extras(ctx: Context) -> str:
+        try:
+            answer: Any = await choose(ctx, "Extras?", EXTRAS, multiple=True)
+        except NotExpressible as simpler:
+            seen.append(f"not expressible on {simpler.revision}")
+            answer = await choose(ctx, "One extra?", EXTRAS)
+        except ModeUnavailable as unavailable:
+            seen.append(f"no {unavailable.mode} mode on {unavailable.revision}")
+            return "no extras"
+        return f"extras: {answer.value if isinstance(answer, Accepted) else answer}"
+
+    return server, seen
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_tool_tells_a_question_too_rich_from_a_mode_not_declared(era: str) -> None:
+    server, seen = _picky_server()
+    person = Person([accept({"choice": "wifi"} if era == "2025-06-18" else {"choice": ["wifi"]})])
+    async with connect(server, era, person) as client:
+        result = await client.call_tool("extras", {})
+    if era == "2025-06-18":  # no multi-select: the tool asks for one instead
+        assert seen == ["not expressible on 2025-06-18"]
+        assert text(result) == "extras: wifi"
+    else:
+        assert seen == [] and text(result) == "extras: ['wifi']"
+
+    server, seen = _picky_server()
+    async with connect(server, era, declare=False) as client:
+        result = await client.call_tool("extras", {})
+    assert text(result) == "no extras"  # caught on every revision, -32021's included
+    assert seen == [f"no form mode on {era}"]
+
+
+async def test_a_mode_unavailable_left_uncaught_is_minus_32021_on_2026() -> None:
+    error = CapabilityRequired("url", "declare URL mode")
+    assert isinstance(error, ModeUnavailable) and isinstance(error, CannotAsk)
+    assert isinstance(error, MCPError) and error.error.code == -32021
+    assert error.error.data == {"requiredCapabilities": {"elicitation": {"url": {}}}}

@@ -23,9 +23,11 @@ in ``mcp_elicit._sdk``):
 from __future__ import annotations
 
 import contextvars
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, contextmanager
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -33,6 +35,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import ClientSession, IncomingMessage, MessageHandlerFnT
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -44,6 +47,7 @@ from mcp_elicit.client.handler import (
     asking_of,
 )
 from mcp_elicit.client.prompts import Notice
+from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
@@ -130,6 +134,8 @@ class ElicitingClient:
             raise ValueError("2025-06-18 has form mode only, and this handler does not offer it")
         self.server = server
         self.handler = handler
+        # A server started here over stdio runs on this machine as this user (Policy).
+        self.local = isinstance(server, (StdioServerParameters, LoggedStdioServer))
         self.protocol = protocol
         self.read_timeout = read_timeout
         self.input_time_limit = input_time_limit
@@ -161,7 +167,7 @@ class ElicitingClient:
                 server,
                 mode="auto" if self.protocol in ("auto", "2026-07-28") else "legacy",
                 read_timeout_seconds=self.read_timeout,
-                elicitation_callback=self.handler,
+                elicitation_callback=functools.partial(self.handler, local=self.local),
                 message_handler=self._on_message,
                 client_info=self.client_info,
                 input_required_max_rounds=2**31,
@@ -244,9 +250,9 @@ class ElicitingClient:
                     ) from error
                 seen.add(key)
                 attempts += 1
-                asking = asking_of(self.sdk.session, required_by=name)
+                asking = asking_of(self.sdk.session, required_by=name, local=self.local)
                 if _draft(requests):
-                    asking = type(asking)(asking.server, ProtocolVersion.URL_DRAFT, name)
+                    asking = replace(asking, revision=ProtocolVersion.URL_DRAFT)
                 tracker = self._track if _draft(requests) else None
                 if not await self.handler.obtain(requests, asking, tracker=tracker):
                     raise
@@ -363,7 +369,8 @@ class _Hooks:
         # that raises reaches the server as code 0. Read it ourselves; answer -32602 with the
         # problems, or -32603 if the handler itself fails.
         try:
-            return await self._owner.handler.handle(params, asking_of(session))
+            asking = asking_of(session, local=self._owner.local)
+            return await self._owner.handler.handle(params, asking)
         except ElicitationRefused as refused:
             error = refused.error
             raise MCPError(error["code"], error["message"], error.get("data")) from None

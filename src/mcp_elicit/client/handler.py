@@ -76,11 +76,15 @@ _FREE_TEXT_SCHEMA = {
 
 @dataclass(frozen=True, slots=True)
 class Asking:
-    """Who is asking, on which revision, and (for the required-URL path) for which call."""
+    """Who is asking, on which revision, and (for the required-URL path) for which call.
+
+    ``local`` is true for a server this host started itself over stdio: it runs on this
+    machine as this user (see :attr:`Policy.loopback_for_local_servers`)."""
 
     server: str
     revision: ProtocolVersion
     required_by: str | None = None
+    local: bool = False
 
 
 class ElicitationRefused(Exception):
@@ -135,13 +139,18 @@ class ElicitationHandler:
     # -- the SDK callback -------------------------------------------------------------------
 
     async def __call__(
-        self, context: ClientRequestContext, params: mcp_types.ElicitRequestParams
+        self,
+        context: ClientRequestContext,
+        params: mcp_types.ElicitRequestParams,
+        *,
+        local: bool = False,
     ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        """The SDK callback; ``local`` when the host started this server over stdio."""
         import mcp_types
 
         raw = params.model_dump(by_alias=True, mode="json", exclude_none=True)
         try:
-            result = await self.handle(raw, asking_of(context.session))
+            result = await self.handle(raw, asking_of(context.session, local=local))
         except ElicitationRefused as refused:
             return mcp_types.ErrorData.model_validate(refused.error)
         return mcp_types.ElicitResult.model_validate(result)
@@ -333,7 +342,7 @@ class ElicitationHandler:
     ) -> UrlPrompt | None:
         """The consent prompt, or ``None`` (and the person told) when the URL is blocked."""
         assert request.url is not None
-        verdict = check_url(request.url, self.policy.url_policy)
+        verdict = check_url(request.url, self.policy.url_policy_for(local=asking.local))
         event |= {"url": request.url, "url_verdict": verdict.verdict.value}
         if verdict.reasons:
             event["url_reasons"] = list(verdict.codes)
@@ -392,11 +401,13 @@ class ElicitationHandler:
             self.audit.record(event)
 
 
-def asking_of(session: ClientSession, required_by: str | None = None) -> Asking:
-    """Who asks, read off an SDK client session."""
+def asking_of(
+    session: ClientSession, required_by: str | None = None, *, local: bool = False
+) -> Asking:
+    """Who asks, read off an SDK client session; ``local`` for a server started over stdio."""
     info = session.server_info
     name = info.name if info is not None else "server"
-    return Asking(name, revision_of(session.protocol_version), required_by)
+    return Asking(name, revision_of(session.protocol_version), required_by, local)
 
 
 def revision_of(version: str | None) -> ProtocolVersion:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import fnmatch
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mcp_elicit.protocol import FORM_AND_URL, ElicitationModes
+from mcp_elicit.protocol.codes import META_OUTCOME
 from mcp_elicit.urls import DEFAULT_POLICY, UrlPolicy
 
-OUTCOME_META = "mcp-elicit/outcome"
+OUTCOME_META = META_OUTCOME
 """``_meta`` key on a result the person did not choose: the handler cancelled on its own, and
-says why, so a server can tell it from a person's decline or cancel."""
+says why, so a server can tell it from a person's decline or cancel (the server side reads it
+into ``Cancelled.reason``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +39,12 @@ class Policy:
     ``modes`` is exactly what the client declares in its capabilities. With
     ``person_available=False`` every request is cancelled, marked ``no-person`` in ``_meta``,
     instead of pretending a person declined.
+
+    ``url_policy`` decides which links are offered. A server this host started itself over
+    stdio runs on this machine as this user and serves its pages on ``http://127.0.0.1``: with
+    ``loopback_for_local_servers`` (the default) its ``http`` links to loopback are offered,
+    with the local-development warning shown; links from any other server follow
+    ``url_policy`` alone.
     """
 
     modes: ElicitationModes = FORM_AND_URL
@@ -45,6 +53,18 @@ class Policy:
     rate_limit: RateLimit | None = field(default_factory=RateLimit)
     url_policy: UrlPolicy = DEFAULT_POLICY
     person_available: bool = True
+    loopback_for_local_servers: bool = True
+
+    def url_policy_for(self, *, local: bool) -> UrlPolicy:
+        """The URL policy for links from a server; ``local`` for one this host started over
+        stdio."""
+        if (
+            local
+            and self.loopback_for_local_servers
+            and not self.url_policy.allow_http_loopback
+        ):
+            return replace(self.url_policy, allow_http_loopback=True)
+        return self.url_policy
 
     def allows_server(self, name: str) -> bool:
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in self.deny_servers):

@@ -29,3 +29,7 @@ META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 # 2025-11-25 tasks: an elicitation raised inside a task names that task.
 META_RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
+
+# A result's ``_meta`` key (mcp-elicit's own, in its namespace): on a cancel the person did not
+# choose, why the client cancelled on its own ("no-person", "answers-exhausted", ...).
+META_OUTCOME: Final = "mcp-elicit/outcome"

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mcp_elicit.protocol.codes import ELICITATION_COMPLETE, ELICITATION_CREATE
+from mcp_elicit.protocol.codes import ELICITATION_COMPLETE, ELICITATION_CREATE, META_OUTCOME
 from mcp_elicit.protocol.problems import ProtocolProblem
 from mcp_elicit.protocol.revisions import EARLY_DRAFT, ProtocolVersion, parse_protocol_version
 
@@ -296,6 +296,9 @@ class ElicitResult:
     early_content: tuple[dict[str, Any], ...] | None = None  # the early draft's content array
     revision_hint: str | None = None
     accepted_quirks: tuple[str, ...] = ()
+    outcome: str | None = None
+    """On a cancel: why, when the client said (``_meta["mcp-elicit/outcome"]``, e.g.
+    ``"no-person"``); ``None`` when it did not (usually: the person dismissed the question)."""
 
 
 def parse_elicit_result(
@@ -327,12 +330,12 @@ def parse_elicit_result(
     else:
         return [ProtocolProblem("action_unknown", f"unknown action {raw_action!r}", "action")]
 
-    if raw_content is None:
-        return ElicitResult(action, None, None, version.value, tuple(quirks))
-    if action != "accept" or mode == "url":
-        why = f"{action} ({mode} mode)" if action == "accept" else action
-        quirks.append(f"content on {why}: dropped")
-        return ElicitResult(action, None, None, version.value, tuple(quirks))
+    if raw_content is None or action != "accept" or mode == "url":
+        if raw_content is not None:
+            why = f"{action} ({mode} mode)" if action == "accept" else action
+            quirks.append(f"content on {why}: dropped")
+        outcome = _outcome_of(result) if action == "cancel" else None
+        return ElicitResult(action, None, None, version.value, tuple(quirks), outcome)
     if not isinstance(raw_content, Mapping):
         return [ProtocolProblem("content_type", "content must be an object", "content")]
     problems: list[ProtocolProblem] = []
@@ -354,6 +357,12 @@ def parse_elicit_result(
     return ElicitResult(
         action, copy.deepcopy(dict(raw_content)), None, version.value, tuple(quirks)
     )
+
+
+def _outcome_of(result: Mapping[str, Any]) -> str | None:
+    meta = result.get("_meta")
+    found = meta.get(META_OUTCOME) if isinstance(meta, Mapping) else None
+    return found if isinstance(found, str) and found else None
 
 
 def _early_result(result: Mapping[str, Any], content: list[Any]) -> ElicitResult:

@@ -19,7 +19,14 @@ every revision, and URL mode.
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.asking import ask, choose, confirm
 from mcp_elicit.server.elicitation import Elicitation
-from mcp_elicit.server.errors import CannotAsk, InvalidAnswer, SecretInForm
+from mcp_elicit.server.errors import (
+    CannotAsk,
+    CapabilityRequired,
+    InvalidAnswer,
+    ModeUnavailable,
+    NotExpressible,
+    SecretInForm,
+)
 from mcp_elicit.server.identity import AccessTokenIdentity, Identity, LocalIdentity
 from mcp_elicit.server.keys import DeploymentKey
 from mcp_elicit.server.url_mode import (
@@ -38,12 +45,15 @@ __all__ = [
     "Answer",
     "Cancelled",
     "CannotAsk",
+    "CapabilityRequired",
     "Declined",
     "DeploymentKey",
     "Elicitation",
     "Identity",
     "InvalidAnswer",
     "LocalIdentity",
+    "ModeUnavailable",
+    "NotExpressible",
     "SecretInForm",
     "UrlRequired",
     "Vault",

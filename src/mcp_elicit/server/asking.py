@@ -25,13 +25,17 @@ from mcp_elicit.forms import Problem
 from mcp_elicit.protocol import (
     ProtocolVersion,
     form_request_params,
-    missing_capability_error,
     parse_elicit_result,
 )
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
-from mcp_elicit.server.errors import CannotAsk, InvalidAnswer
+from mcp_elicit.server.errors import (
+    CannotAsk,
+    CapabilityRequired,
+    InvalidAnswer,
+    ModeUnavailable,
+)
 from mcp_elicit.server.peer import Peer
 from mcp_elicit.server.questions import (
     Question,
@@ -144,7 +148,7 @@ async def choose(
     """Ask the person to pick one option (``Answer[str]``) or several (``multiple=True``,
     ``Answer[list[str]]``). ``options`` is a list of values, or a mapping of value → title.
     ``label`` names the field (default "Choice" or "Choices"). Multi-select needs 2025-11-25
-    or later: on 2025-06-18 it is a ``CannotAsk`` error."""
+    or later: on 2025-06-18 it is a ``NotExpressible`` error."""
     titled = dict(options) if isinstance(options, Mapping) else {o: o for o in options}
     if not titled:
         raise ValueError("choose() needs at least one option")
@@ -296,7 +300,7 @@ def _read_answer(
     if parsed.action == "decline":
         return Declined()
     if parsed.action == "cancel":
-        return Cancelled()
+        return Cancelled(parsed.outcome)
     content = dict(parsed.content or {})
     problems = question.form.validate(content)
     if problems:
@@ -315,22 +319,24 @@ def retry_message(message: str, problems: Sequence[Problem]) -> str:
     return f"{message}\n\nPlease correct your answer ({details})."
 
 
-def _no_form_mode(peer: Peer) -> Exception:
+def _no_form_mode(peer: Peer) -> ModeUnavailable:
     if peer.revision is None:
-        return CannotAsk(
+        return ModeUnavailable(
             f"the client speaks MCP {peer.version}, which has no elicitation: it cannot show "
-            "this question"
+            "this question",
+            mode="form",
+            revision=None,
         )
     if peer.push_era:
-        return CannotAsk(
+        return ModeUnavailable(
             "the client cannot show this question: it did not declare the elicitation "
-            "capability for forms"
+            "capability for forms",
+            mode="form",
+            revision=peer.revision.value,
         )
-    error = missing_capability_error(
-        {"elicitation": {"form": {}}},
-        message="This tool asks the user a question: declare the elicitation form capability",
+    return CapabilityRequired(
+        "form", "This tool asks the user a question: declare the elicitation form capability"
     )
-    return MCPError(code=error["code"], message=error["message"], data=error.get("data"))
 
 
 async def _run_fallback(fallback: Fallback[T]) -> Answer[T]:

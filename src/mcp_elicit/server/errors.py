@@ -6,22 +6,74 @@
   wrong. Any other exception reaches the client only as ``Error executing tool NAME``.
 - :class:`UrlRequired` is a protocol error: -32042 (2025-11-25) or -32604 (the URL-mode
   draft) with ``data.elicitations``.
-- A client that lacks a capability on 2026-07-28 gets ``MCPError`` -32021 (built where it
-  is raised, in ``asking``).
+- A client that lacks a capability on 2026-07-28 gets -32021: :class:`CapabilityRequired`
+  is an ``MCPError`` too, which the SDK passes through as it is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.forms import Problem
+from mcp_elicit.protocol import missing_capability_error
+
+Mode = Literal["form", "url"]
 
 
 class CannotAsk(ToolError):
-    """The question cannot reach this client: a mode it did not declare, or a schema its
-    revision cannot express."""
+    """The question cannot reach this client. Two kinds a tool may tell apart:
+
+    - :class:`ModeUnavailable` — the client cannot answer in this mode at all (it did not
+      declare it, or its revision lacks it): asking again in that mode will not help;
+    - :class:`NotExpressible` — the client's revision cannot express this question (a
+      multi-select on 2025-06-18, say): a simpler question may work.
+
+    A plain ``CannotAsk`` is anything else: the client refused the request, or answered a
+    link with a malformed result, or the request carries no user to bind a secret to.
+    """
+
+
+class ModeUnavailable(CannotAsk):
+    """The client cannot answer in ``mode`` (``"form"`` or ``"url"``): it did not declare it,
+    or its revision (``revision``, ``None`` when it has no elicitation at all) lacks it.
+
+    On 2026-07-28 it is a :class:`CapabilityRequired`: left uncaught, the client gets -32021
+    naming the capability and may retry with it declared."""
+
+    def __init__(self, message: str, *, mode: Mode, revision: str | None) -> None:
+        super().__init__(message)
+        self.mode: Mode = mode
+        self.revision = revision
+
+
+class CapabilityRequired(ModeUnavailable, MCPError):
+    """2026-07-28: the request did not declare the elicitation capability for ``mode``.
+
+    Catch it as :class:`ModeUnavailable` to go on without; left uncaught, the SDK passes it
+    through as the JSON-RPC error -32021 with ``data.requiredCapabilities``, which the
+    revision requires (a tool error would hide from the client what to declare)."""
+
+    def __init__(self, mode: Mode, message: str) -> None:
+        error = missing_capability_error({"elicitation": {mode: {}}}, message=message)
+        MCPError.__init__(self, error["code"], error["message"], error["data"])
+        self.mode = mode
+        self.revision = "2026-07-28"
+
+    def __str__(self) -> str:
+        return self.error.message
+
+
+class NotExpressible(CannotAsk):
+    """The client's revision (``revision``) cannot express this question; a simpler one
+    (single choice instead of several, a text field instead of ...) may work."""
+
+    def __init__(self, message: str, *, revision: str) -> None:
+        super().__init__(message)
+        self.revision = revision
 
 
 class InvalidAnswer(ToolError):

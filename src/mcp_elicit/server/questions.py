@@ -28,7 +28,7 @@ from mcp_elicit.forms import (
     lint_schema,
     schema_of,
 )
-from mcp_elicit.server.errors import CannotAsk, SecretInForm
+from mcp_elicit.server.errors import NotExpressible, SecretInForm
 
 T = TypeVar("T")
 
@@ -47,7 +47,7 @@ class Question(Generic[T]):
     _by_revision: dict[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def schema_for(self, revision: str) -> Mapping[str, Any]:
-        """The schema in ``revision``'s shapes; :class:`CannotAsk` when it cannot say it."""
+        """The schema in ``revision``'s shapes; :class:`NotExpressible` when it cannot say it."""
         try:
             return self._by_revision[revision]
         except KeyError:
@@ -55,8 +55,9 @@ class Question(Generic[T]):
         try:
             schema = self._schema(revision)
         except (ConversionError, SchemaBuildError) as exc:
-            raise CannotAsk(
-                f"{self.title} cannot be asked of a client speaking {revision}: {exc}"
+            raise NotExpressible(
+                f"{self.title} cannot be asked of a client speaking {revision}: {exc}",
+                revision=revision,
             ) from exc
         self._by_revision[revision] = schema
         return schema

@@ -27,7 +27,6 @@ from pydantic import SecretStr
 
 from mcp_elicit.protocol import (
     ProtocolVersion,
-    missing_capability_error,
     parse_elicit_result,
     url_request_params,
 )
@@ -35,7 +34,7 @@ from mcp_elicit.protocol.codes import ELICITATION_CREATE, URL_ELICITATION_REQUIR
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.asking import send_elicitation
-from mcp_elicit.server.errors import CannotAsk
+from mcp_elicit.server.errors import CannotAsk, CapabilityRequired, ModeUnavailable
 from mcp_elicit.server.links import SECRET_PURPOSE
 from mcp_elicit.server.peer import Peer
 from mcp_elicit.server.runtime import Runtime
@@ -146,7 +145,7 @@ async def secret(
     if not isinstance(answer, Accepted):
         return answer
     value = await runtime.vault.get(user, name)
-    return Accepted(value) if value is not None else Cancelled("the secret was not stored")
+    return Accepted(value) if value is not None else Cancelled("not-stored")
 
 
 async def secret_required(ctx: Any, name: str, message: str) -> UrlRequired:
@@ -295,7 +294,7 @@ def consent_of(raw: Any, revision: ProtocolVersion) -> Answer[Any] | None:
     if parsed.action == "decline":
         return Declined()
     if parsed.action == "cancel":
-        return Cancelled()
+        return Cancelled(parsed.outcome)
     return None
 
 
@@ -307,24 +306,26 @@ def _flow_answer(flow: FlowRecord, *, timed_out: bool) -> Answer[Any]:
     return Cancelled("timeout" if timed_out else "expired")
 
 
-def no_url_mode(peer: Peer) -> Exception:
+def no_url_mode(peer: Peer) -> ModeUnavailable:
     """What a client that cannot open links gets instead of one: on 2026-07-28 -32021 naming
     the capability, before it a tool error saying why (the revision, or the declaration)."""
     if peer.revision is not None and not peer.push_era:
-        error = missing_capability_error(
-            {"elicitation": {"url": {}}},
-            message="This tool sends the user to a web page: declare elicitation URL mode",
+        return CapabilityRequired(
+            "url", "This tool sends the user to a web page: declare elicitation URL mode"
         )
-        return MCPError(error["code"], error["message"], error.get("data"))
     if peer.revision is None or not peer.revision.rules.has_url_mode:
-        return CannotAsk(
+        return ModeUnavailable(
             f"this tool needs the user to enter something on a web page, and the client "
             f"speaks MCP {peer.version}, which has no URL mode: connect with 2025-11-25 or "
-            "later"
+            "later",
+            mode="url",
+            revision=peer.revision.value if peer.revision is not None else None,
         )
-    return CannotAsk(
+    return ModeUnavailable(
         "the client cannot open links for the user (it did not declare elicitation URL "
-        "mode), and this tool needs the user to enter something on a web page"
+        "mode), and this tool needs the user to enter something on a web page",
+        mode="url",
+        revision=peer.revision.value,
     )
 
 
