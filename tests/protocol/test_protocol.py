@@ -809,3 +809,21 @@ def test_a_negotiated_version_maps_to_one_revision_for_client_and_server(
     assert (found.value if found is not None else None) == revision
     # The client reads a version older than elicitation liberally, as the first revision.
     assert revision_of(version).value == (revision or "2025-06-18")
+
+
+@pytest.mark.parametrize(
+    ("result", "outcome"),
+    [
+        ({"action": "cancel", "_meta": {"mcp-elicit/outcome": "no-person"}}, "no-person"),
+        ({"action": "cancel"}, None),
+        ({"action": "cancel", "_meta": {"mcp-elicit/outcome": 3}}, None),  # not a reason
+        ({"action": "cancel", "_meta": "no-person"}, None),
+        ({"action": "decline", "_meta": {"mcp-elicit/outcome": "no-person"}}, None),
+    ],
+)
+def test_a_cancels_outcome_is_read_from_its_meta(
+    result: dict[str, Any], outcome: str | None
+) -> None:
+    parsed = parse_elicit_result(result, revision="2025-11-25")
+    assert not isinstance(parsed, list)
+    assert parsed.outcome == outcome
