@@ -236,7 +236,13 @@ async def test_every_field_kind_checked_live_reviewed_and_received_by_the_server
         review = page.locator("#review-heading")
         await expect(review).to_be_focused()
         lines = page.locator(".review dl")
-        await expect(lines).to_contain_text('"Ada Lovelace"')
+        # Text as typed, dates included: no JSON quotes on the page.
+        arrival_answer = lines.locator("dt", has_text="Arrival date").locator(
+            "xpath=following-sibling::dd[1]"
+        )
+        await expect(arrival_answer).to_have_text("2026-05-01")
+        await expect(lines).to_contain_text("Ada Lovelace")
+        await expect(lines).not_to_contain_text('"')
         await expect(lines).to_contain_text("Parking (parking), Late checkout (late)")
         await expect(lines).to_contain_text("Sea view (sea)")
         await expect(page.get_by_label("Full name")).to_be_hidden()

@@ -43,6 +43,10 @@ def assert_well_formed(result: UrlVerdict, url: str) -> None:
         assert reason.code and reason.code == reason.code.lower()
         assert reason.message
     json.dumps(result.to_json(), ensure_ascii=False)
+    # Who controls the link is said for every usable host, and only then.
+    assert (result.who_controls is None) == (result.display_host is None)
+    if result.registrable_domain is not None:
+        assert result.who_controls == "whoever registered this name controls the link"
 
 
 # Every code point, surrogates included: a Python str can hold them even if no URL should.

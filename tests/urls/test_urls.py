@@ -540,12 +540,84 @@ REGISTRABLE = [
     ("https://8.8.8.8/", None),
     ("https://[2606:4700::1111]/", None),
     ("https://localhost/", None),
+    # Names nobody registers, whatever the list's default rule makes of their last label.
+    ("https://printer.local/", None),
+    ("https://db.internal/", None),
+    ("https://nas.lan/", None),
+    ("https://nas.home.arpa/", None),
+    ("https://app.localhost/", None),
+    ("https://printer/", None),
 ]
 
 
 @pytest.mark.parametrize(("url", "expected"), REGISTRABLE)
 def test_registrable_domain(url: str, expected: str | None) -> None:
     assert check_url(url).registrable_domain == expected
+
+
+WHO_CONTROLS = [
+    ("https://accounts.google.com.evil.co.uk/", "whoever registered this name controls the link"),
+    ("https://someone.github.io/", "whoever registered this name controls the link"),
+    (
+        "https://printer.local/",
+        "a local network name (mDNS .local): any device on your network can answer to it",
+    ),
+    (
+        "https://printer.local./",
+        "a local network name (mDNS .local): any device on your network can answer to it",
+    ),
+    (
+        "https://db.internal/",
+        "a local network name (.internal): nobody registers it; your network's own DNS "
+        "decides where it leads",
+    ),
+    (
+        "https://nas.home.arpa/",
+        "a local network name (home.arpa): nobody registers it; your network's own DNS "
+        "decides where it leads",
+    ),
+    (
+        "https://printer/",
+        "a single-label name: nobody registers it; your network's search domains decide "
+        "where it leads",
+    ),
+    (
+        "https://app.localhost/",
+        "a localhost name: it always means this machine, and whatever runs on it answers",
+    ),
+    (
+        "https://8.8.8.8/",
+        "an IP address: whoever runs the machine at it controls the link; no name says who",
+    ),
+    (
+        "https://[2606:4700::1111]/",
+        "an IP address: whoever runs the machine at it controls the link; no name says who",
+    ),
+    ("https://co.uk/", "a public suffix itself: whoever runs that suffix controls the link"),
+    ("https://", None),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), WHO_CONTROLS)
+def test_who_controls_the_link_is_said_truly(url: str, expected: str | None) -> None:
+    assert check_url(url).who_controls == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("https://printer.local/", "local_name"),
+        ("https://db.internal/", "local_name"),
+        ("https://nas.home.arpa/", "local_name"),
+        ("https://printer/", "local_name"),
+        ("https://app.localhost/", "loopback"),
+    ],
+)
+def test_local_names_keep_their_codes(url: str, code: str) -> None:
+    # What the verdict says about who controls a name changes nothing a program matches on.
+    assert check_url(url).codes == (code,)
+    allowed = check_url(url, UrlPolicy(allow_private=True, allow_http_loopback=True))
+    assert allowed.registrable_domain is None and allowed.who_controls is not None
 
 
 def test_long_lookalike_host_is_judged_by_its_registrable_domain() -> None:

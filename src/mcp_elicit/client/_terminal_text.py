@@ -14,6 +14,7 @@ import idna
 
 from mcp_elicit.client.prompts import FormPrompt, Notice, UrlPrompt
 from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
+from mcp_elicit.urls import UrlVerdict
 from mcp_elicit.urls.characters import CharacterKind, classify_character
 
 KIND_WORDS: dict[FieldKind, str] = {
@@ -220,7 +221,7 @@ def url_screen(prompt: UrlPrompt) -> tuple[list[str], str, list[str]]:
     if verdict.registrable_domain is not None:
         domain = f"Domain: {domain_text(verdict.registrable_domain)}"
     elif host is not None:
-        domain = f"Domain: none (the host {clean(host.ascii)} has no registrable domain)"
+        domain = f"Domain: none ({no_domain_note(verdict)})"
     else:
         domain = "Domain: none (the link has no host)"
     after: list[str] = []
@@ -231,6 +232,15 @@ def url_screen(prompt: UrlPrompt) -> tuple[list[str], str, list[str]]:
         after.append(shown)
     after.extend(f"Warning: {clean(r.message, newlines=False)}" for r in verdict.reasons)
     return before, domain, after
+
+
+def no_domain_note(verdict: UrlVerdict) -> str:
+    """Why a link with a host has no registrable domain, and who decides where it leads:
+    ``printer.local is a local network name (mDNS .local): any device on your network can
+    answer to it``."""
+    host = verdict.display_host
+    assert host is not None
+    return f"{clean(host.ascii, newlines=False)} is {verdict.who_controls}"
 
 
 def domain_text(domain: str) -> str:

@@ -33,6 +33,8 @@ class AuditLog:
             self._owned = False
 
     def record(self, event: Mapping[str, Any]) -> None:
+        """Append ``event`` as one line, with the time first (UTC); safe from several threads.
+        The handler passes ``content`` through :meth:`content` before it gets here."""
         entry = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **event}
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str)
         with self._lock:
@@ -54,5 +56,6 @@ class AuditLog:
         }
 
     def close(self) -> None:
+        """Close the file this log opened; a stream it was given is left open."""
         if self._owned:
             self._stream.close()

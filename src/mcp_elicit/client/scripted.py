@@ -1,5 +1,9 @@
 """Answers from a list, for scripts and tests: ``mcp-elicit call --answers FILE``.
 
+One way to build it: ``ScriptedRenderer([...])`` with the entries as dicts in code, or
+``ScriptedRenderer(load_answers(path))`` for a JSON file. Either way every entry is checked
+before the first question (:class:`AnswersError` names the first bad one).
+
 Each entry answers the next request, in order:
 
 - ``{"action": "accept", "content": {...}}`` — these values
@@ -42,35 +46,36 @@ class ScriptedAnswer:
 
 def parse_answers(data: Any) -> list[ScriptedAnswer]:
     """Check an answers list as loaded from JSON; raise :class:`AnswersError` on the first
-    entry that breaks a rule."""
+    entry that breaks a rule. ``ScriptedRenderer`` does this itself: call it only to check a
+    list before there is a renderer."""
     if not isinstance(data, list):
         raise AnswersError("answers must be a JSON list of objects")
-    answers: list[ScriptedAnswer] = []
-    for index, entry in enumerate(data):
-        where = f"answers[{index}]"
-        if not isinstance(entry, Mapping):
-            raise AnswersError(f"{where}: must be an object, not {type(entry).__name__}")
-        unknown = sorted(set(entry) - _KEYS)
-        if unknown:
-            raise AnswersError(f"{where}: unknown key {unknown[0]!r} (allowed: {sorted(_KEYS)})")
-        action = entry.get("action")
-        if action not in ("accept", "decline", "cancel"):
-            raise AnswersError(f"{where}.action: must be accept, decline or cancel, not {action!r}")
-        content = entry.get("content")
-        if content is not None and not isinstance(content, Mapping):
-            raise AnswersError(f"{where}.content: must be an object")
-        defaults = entry.get("defaults", False)
-        if not isinstance(defaults, bool):
-            raise AnswersError(f"{where}.defaults: must be true or false")
-        if action != "accept" and (content is not None or defaults):
-            raise AnswersError(f"{where}: only accept takes content or defaults")
-        answers.append(
-            ScriptedAnswer(action, dict(content) if content is not None else None, defaults)
-        )
-    return answers
+    return [_parse_entry(entry, f"answers[{index}]") for index, entry in enumerate(data)]
+
+
+def _parse_entry(entry: Any, where: str) -> ScriptedAnswer:
+    if not isinstance(entry, Mapping):
+        raise AnswersError(f"{where}: must be an object, not {type(entry).__name__}")
+    unknown = sorted(set(entry) - _KEYS)
+    if unknown:
+        raise AnswersError(f"{where}: unknown key {unknown[0]!r} (allowed: {sorted(_KEYS)})")
+    action = entry.get("action")
+    if action not in ("accept", "decline", "cancel"):
+        raise AnswersError(f"{where}.action: must be accept, decline or cancel, not {action!r}")
+    content = entry.get("content")
+    if content is not None and not isinstance(content, Mapping):
+        raise AnswersError(f"{where}.content: must be an object")
+    defaults = entry.get("defaults", False)
+    if not isinstance(defaults, bool):
+        raise AnswersError(f"{where}.defaults: must be true or false")
+    if action != "accept" and (content is not None or defaults):
+        raise AnswersError(f"{where}: only accept takes content or defaults")
+    return ScriptedAnswer(action, dict(content) if content is not None else None, defaults)
 
 
 def load_answers(path: str | Path) -> list[ScriptedAnswer]:
+    """Read and check an answers file (a JSON list, as ``mcp-elicit call --answers`` takes);
+    raise :class:`AnswersError` naming the file, or the first entry that breaks a rule."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
@@ -83,7 +88,16 @@ def load_answers(path: str | Path) -> list[ScriptedAnswer]:
 
 
 class ScriptedRenderer:
-    """A renderer that answers from a list instead of asking a person."""
+    """A renderer that answers from a list instead of asking a person.
+
+    ``answers`` holds dicts as in an answers file (``{"action": "accept", "content": {...}}``)
+    or what :func:`load_answers` returns; each is checked here, and a bad one raises
+    :class:`AnswersError` naming its index. ``exhausted`` is told (one line) when a request
+    finds the list used up and is cancelled; ``notices`` gets what the handler tells the
+    person. ``completion_wait``: seconds to give a 2025-11-25 server to say a URL-mode step
+    is done before the accept stands for "done". :attr:`used` and :attr:`remaining` count
+    the entries.
+    """
 
     def __init__(
         self,
@@ -95,7 +109,8 @@ class ScriptedRenderer:
     ) -> None:
         self.completion_wait = completion_wait
         self._answers = [
-            a if isinstance(a, ScriptedAnswer) else parse_answers([a])[0] for a in answers
+            a if isinstance(a, ScriptedAnswer) else _parse_entry(a, f"answers[{index}]")
+            for index, a in enumerate(answers)
         ]
         self._exhausted = exhausted
         self._notices = notices
@@ -103,6 +118,7 @@ class ScriptedRenderer:
 
     @property
     def remaining(self) -> int:
+        """Entries not used yet."""
         return len(self._answers) - self.used
 
     def _next(self, server: str, message: str) -> ScriptedAnswer | None:

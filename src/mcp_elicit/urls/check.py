@@ -15,7 +15,7 @@ from mcp_elicit.urls.characters import (
 from mcp_elicit.urls.codes import ReasonCode
 from mcp_elicit.urls.hosts import HostKind, ParsedHost, parse_host
 from mcp_elicit.urls.idn import confusables_in, is_mixed_script, label_scripts, skeleton
-from mcp_elicit.urls.names import classify_name
+from mcp_elicit.urls.names import classify_name, is_local_name
 from mcp_elicit.urls.parse import (
     DEFAULT_PORTS,
     SPECIAL_SCHEMES,
@@ -239,7 +239,9 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
 
     registrable: str | None = None
     if host.kind is HostKind.NAME:
-        registrable = _registrable_unicode(host)
+        # Nobody registers printer.local or db.internal, whatever the Public Suffix List's
+        # default rule makes of an unlisted top-level name.
+        registrable = None if is_local_name(host.ascii) else _registrable_unicode(host)
         _idn_findings(found, host)
         if resolve:
             _resolve_findings(found, host, port, scheme, policy)

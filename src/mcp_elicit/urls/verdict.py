@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from mcp_elicit.urls.names import who_controls
+
 
 class Verdict(StrEnum):
     """What a client should do with the link."""
@@ -59,8 +61,20 @@ class UrlVerdict:
     """``None`` when there is no usable host (no authority, unparsable or invalid host)."""
     registrable_domain: str | None
     """The part of the name someone registered (Public Suffix List), in Unicode form;
-    ``None`` for IP addresses, single-label names and bare public suffixes."""
+    ``None`` for IP addresses, bare public suffixes, and names nobody registers: single
+    labels, ``localhost`` names and local network names (``.local``, ``.internal``...)."""
     url: str
+
+    @property
+    def who_controls(self) -> str | None:
+        """Who decides where the link leads, in words for a person: ``"whoever registered this
+        name controls the link"`` for a registered name, and what is true instead for an IP
+        address, a local network name (``"a local network name (mDNS .local): any device on
+        your network can answer to it"``), a single label, ``localhost`` or a public suffix.
+        ``None`` when there is no usable host. Like ``Reason.message``, it may be reworded."""
+        if self.display_host is None:
+            return None
+        return who_controls(self.display_host.ascii, self.registrable_domain)
 
     @property
     def codes(self) -> tuple[str, ...]:

@@ -98,12 +98,29 @@ def error_text(problem: Problem) -> str:
 
 
 def review(form: Form, content: Mapping[str, JSONValue]) -> list[dict[str, str]]:
-    """The review step's lines: each field's label and its answer, as the terminal shows them."""
+    """The review step's lines: each field's label and its answer (:func:`review_value`)."""
     return [
         {
             "name": item.name,
             "label": clean(item.label, newlines=False),
-            "value": value_text(item, content.get(item.name)),
+            "value": review_value(item, content.get(item.name)),
         }
         for item in form
     ]
+
+
+def review_value(item: Field, value: JSONValue | None) -> str:
+    """One answer on the review step, as the terminal's review shows it (``yes``/``no``, ``2``
+    for 2.0, choices by title, lists joined by commas, ``(no answer)``), except text.
+
+    Text (dates, email addresses and links too) is shown as the person typed it: the page
+    gives each answer a line of its own, so it needs none of the JSON quotes the terminal
+    puts round text to make an empty answer visible. An empty or blank one says so in words.
+    """
+    if not isinstance(value, str) or item.kind is FieldKind.SINGLE_CHOICE:
+        return value_text(item, value)
+    if not value:
+        return "(empty)"
+    if not value.strip():
+        return "(only white space)"
+    return clean(value)

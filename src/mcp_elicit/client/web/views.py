@@ -15,6 +15,7 @@ from mcp_elicit.client._terminal_text import (
     domain_text,
     field_facts,
     finding_line,
+    no_domain_note,
     notice_line,
     value_text,
 )
@@ -134,7 +135,7 @@ def url_view(prompt: UrlPrompt) -> dict[str, Any]:
     if verdict.registrable_domain is not None:
         domain, domain_note = domain_text(verdict.registrable_domain), None
     elif host is not None:
-        domain, domain_note = None, f"the host {clean(host.ascii)} has no registrable domain"
+        domain, domain_note = None, no_domain_note(verdict)
     else:
         domain, domain_note = None, "the link has no host"
     shown_host = None

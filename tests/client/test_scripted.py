@@ -1,0 +1,112 @@
+"""ScriptedRenderer is built one way: dicts in code, or ``load_answers(path)`` for a file. Both
+check every entry before the first question, and say which entry is wrong."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_elicit.client import (
+    Accept,
+    AnswersError,
+    Cancel,
+    Decline,
+    FormPrompt,
+    ScriptedRenderer,
+    load_answers,
+)
+from mcp_elicit.client.scripted import parse_answers
+from mcp_elicit.forms import Form
+
+ANSWERS: list[dict[str, Any]] = [
+    {"action": "accept", "content": {"name": "Ada"}},
+    {"action": "accept", "defaults": True, "content": {"name": "Bea"}},
+    {"action": "decline"},
+    {"action": "cancel"},
+]
+FORM = Form.from_schema(
+    {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "guests": {"type": "integer", "default": 2}},
+        "required": ["name"],
+    }
+)
+PROMPT = FormPrompt("bistro", "Book a table?", FORM)
+
+
+async def _answer_all(renderer: ScriptedRenderer, count: int) -> list[Any]:
+    return [await renderer.ask_form(PROMPT) for _ in range(count)]
+
+
+def _file(tmp_path: Path, data: Any) -> Path:
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_dicts_in_code_and_a_file_answer_alike(tmp_path: Path) -> None:
+    from_code = ScriptedRenderer(ANSWERS)
+    from_file = ScriptedRenderer(load_answers(_file(tmp_path, ANSWERS)))
+    expected = [
+        Accept({"name": "Ada"}),
+        Accept({"guests": 2, "name": "Bea"}),
+        Decline(),
+        Cancel(),
+        Cancel("answers-exhausted", no_person=True),
+    ]
+    assert anyio.run(_answer_all, from_code, 5) == expected
+    assert anyio.run(_answer_all, from_file, 5) == expected
+
+
+def test_used_and_remaining_count_the_entries() -> None:
+    told: list[str] = []
+    renderer = ScriptedRenderer(ANSWERS[:1], exhausted=told.append)
+    assert (renderer.used, renderer.remaining) == (0, 1)
+    anyio.run(_answer_all, renderer, 2)
+    assert (renderer.used, renderer.remaining) == (1, 0)
+    assert told == ["no answer left for bistro's request 'Book a table?': cancelled"]
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ([{"action": "accept"}, {"action": "decline"}, {"action": "yes"}], "answers[2].action"),
+        ([{"action": "decline"}, {"action": "decline", "content": {}}], "answers[1]: only"),
+        ([{"action": "accept", "contents": {}}], "answers[0]: unknown key 'contents'"),
+        ([{"action": "accept"}, "accept"], "answers[1]: must be an object, not str"),
+        ([{"action": "accept", "defaults": "yes"}], "answers[0].defaults"),
+    ],
+)
+def test_a_bad_entry_is_named_by_its_index(
+    entries: list[Any], message: str, tmp_path: Path
+) -> None:
+    with pytest.raises(AnswersError, match=re.escape(message)):
+        ScriptedRenderer(entries)
+    with pytest.raises(AnswersError, match=re.escape(message)):
+        load_answers(_file(tmp_path, entries))
+    with pytest.raises(AnswersError, match=re.escape(message)):
+        parse_answers(entries)
+
+
+def test_a_file_that_cannot_be_used_is_named(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    with pytest.raises(AnswersError, match=r"missing\.json: No such file"):
+        load_answers(missing)
+    broken = tmp_path / "broken.json"
+    broken.write_text("[{", encoding="utf-8")
+    with pytest.raises(AnswersError, match=r"broken\.json: not JSON"):
+        load_answers(broken)
+    with pytest.raises(AnswersError, match="must be a JSON list"):
+        load_answers(_file(tmp_path, {"action": "accept"}))
+
+
+def test_what_load_answers_returns_is_what_the_renderer_takes(tmp_path: Path) -> None:
+    loaded = load_answers(_file(tmp_path, ANSWERS))
+    assert loaded == parse_answers(ANSWERS)
+    mixed = ScriptedRenderer([*loaded[:1], {"action": "decline"}])
+    assert anyio.run(_answer_all, mixed, 2) == [Accept({"name": "Ada"}), Decline()]
