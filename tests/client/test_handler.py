@@ -328,7 +328,12 @@ async def test_http_loopback_links_are_offered_for_a_server_the_host_started(
 
 @pytest.mark.parametrize(
     "url",
-    ["http://example.com/pages/flow/abc", "http://192.168.1.10/pages", "http://169.254.169.254/"],
+    [
+        "http://example.com/pages/flow/abc",
+        "http://192.168.1.10/pages",
+        "http://169.254.169.254/",
+        "https://0x7f.1/admin",  # loopback in disguise: not how a server names its pages
+    ],
 )
 async def test_a_local_server_gets_loopback_http_only(url: str) -> None:
     h = handler([{"action": "accept"}])

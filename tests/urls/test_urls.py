@@ -637,7 +637,6 @@ DEV_ALLOWED = [
     case("http://localhost/", "local_development", id="localhost-default-port"),
     case("http://[::1]:8000/", "local_development", id="ipv6"),
     case("http://app.localhost:3000/", "local_development", id="subdomain-of-localhost"),
-    case("http://127.1:8000/", "local_development", "obfuscated_host", id="short-ipv4"),
     case("https://localhost:8443/", "local_development", id="https-loopback"),
 ]
 
@@ -666,6 +665,11 @@ DEV_BLOCKED = [
     case("http://printer.local/", "local_name", id="local-name"),
     case("ftp://127.0.0.1/", "scheme_not_allowed", id="ftp-loopback"),
     case("http://user@localhost/", "credentials", id="credentials"),
+    # Loopback and private addresses in disguise: development writes them plainly.
+    case("http://127.1:8000/", "obfuscated_host", "loopback", id="short-ipv4"),
+    case("https://0x7f.1/admin", "obfuscated_host", "loopback", id="hex-loopback"),
+    case("http://2130706433:8000/", "obfuscated_host", "loopback", id="integer-loopback"),
+    case("http://0177.0.0.1/", "obfuscated_host", "loopback", id="octal-loopback"),
 ]
 
 
@@ -695,6 +699,7 @@ def test_allow_private_downgrades_private_addresses_only() -> None:
         ("https://127.0.0.1/", "loopback"),
         ("https://0.0.0.0/", "unspecified_address"),
         ("http://10.0.0.1/", "scheme_not_allowed"),
+        ("https://0xa.1/", "obfuscated_host"),  # 10.0.0.1 in disguise
     ]:
         assert_verdict(check_url(url, policy), Verdict.BLOCK, {code})
 

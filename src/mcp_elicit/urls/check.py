@@ -266,7 +266,12 @@ def _host_findings(found: _Findings, host: ParsedHost, policy: UrlPolicy) -> boo
         findings = classify_address(host.address)
     else:
         findings = classify_name(host.ascii)
-    _add_address_findings(found, findings, f"the host {shown} is", policy)
+    # A disguised spelling of an address on this machine or network (0x7f.1, 2130706433) is
+    # how links get past a person and a filter; local development and intranets write
+    # 127.0.0.1 or 10.0.0.5 plainly, so the policy's allowances do not cover it.
+    disguised_inside = bool(host.obfuscations and findings)
+    relaxed = policy if not disguised_inside else DEFAULT_POLICY
+    _add_address_findings(found, findings, f"the host {shown} is", relaxed)
     if host.address is not None:
         found.add(
             ReasonCode.IP_ADDRESS_HOST,
@@ -277,9 +282,9 @@ def _host_findings(found: _Findings, host: ParsedHost, policy: UrlPolicy) -> boo
         found.add(
             ReasonCode.OBFUSCATED_HOST,
             f"the host {shown} is disguised: {'; '.join(host.obfuscations)}",
-            Severity.WARN,
+            Severity.BLOCK if disguised_inside else Severity.WARN,
         )
-    return _only_loopback(findings)
+    return _only_loopback(findings) and not disguised_inside
 
 
 def _only_loopback(findings: list[AddressFinding]) -> bool:
