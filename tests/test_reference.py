@@ -39,7 +39,6 @@ EXPECTED: dict[str, tuple[str, Any]] = {
     "TerminalRenderer": ("mcp_elicit.client.terminal", TerminalRenderer),
     "WebRenderer": ("mcp_elicit.client.web", WebRenderer),
     "parse_answers": ("mcp_elicit.client.scripted", parse_answers),
-    "ProtocolMismatch": ("mcp_elicit.client.connection", connection.ProtocolMismatch),
     "UrlPolicy": ("mcp_elicit.urls", UrlPolicy),
     "ElicitationModes": ("mcp_elicit.protocol", ElicitationModes),
     "FORM_AND_URL": ("mcp_elicit.protocol", FORM_AND_URL),

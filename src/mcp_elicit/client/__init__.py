@@ -10,7 +10,12 @@
 """
 
 from mcp_elicit.client.audit import AuditLog
-from mcp_elicit.client.connection import ElicitingClient, RefusedInputLoop, UrlElicitationLoop
+from mcp_elicit.client.connection import (
+    ElicitingClient,
+    ProtocolMismatch,
+    RefusedInputLoop,
+    UrlElicitationLoop,
+)
 from mcp_elicit.client.handler import Asking, ElicitationHandler, ElicitationRefused
 from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimit
 from mcp_elicit.client.prompts import (
@@ -40,6 +45,7 @@ __all__ = [
     "FormPrompt",
     "Notice",
     "Policy",
+    "ProtocolMismatch",
     "RateLimit",
     "RefusedInputLoop",
     "Renderer",

@@ -199,14 +199,17 @@ class ElicitingClient:
 
     @property
     def protocol_version(self) -> str:
+        """The protocol version the session negotiated."""
         return self.sdk.protocol_version
 
     @property
     def server_name(self) -> str:
+        """The server's ``serverInfo.name`` (``"server"`` when it gave none)."""
         info = self.sdk.server_info
         return info.name if info is not None else "server"
 
     async def list_tools(self) -> list[types.Tool]:
+        """Every tool the server lists, all pages followed."""
         tools: list[types.Tool] = []
         cursor: str | None = None
         while True:
@@ -227,9 +230,12 @@ class ElicitingClient:
     ) -> types.CallToolResult:
         """Call a tool, answering whatever it asks on the way.
 
-        Raises ``MCPError`` for an error response; after a required-URL error the person
-        declined, that error. Raises :class:`UrlElicitationLoop` when the server asks again for
-        what was already completed, ``TimeoutError`` past ``input_time_limit``.
+        Raises ``MCPError`` for an error response (-32021 when the server needs a capability
+        this client did not declare; after a required-URL error the person declined, that
+        error). Raises :class:`UrlElicitationLoop` when the server asks again for what was
+        already completed, or for more than ``max_url_retries`` links in one call;
+        :class:`RefusedInputLoop` (2026-07-28) when it keeps asking for what the person
+        declined or cancelled; ``TimeoutError`` (2026-07-28) past ``input_time_limit``.
         """
         seen: set[frozenset[str]] = set()
         attempts = 0

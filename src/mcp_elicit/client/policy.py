@@ -67,6 +67,7 @@ class Policy:
         return self.url_policy
 
     def allows_server(self, name: str) -> bool:
+        """Whether the server named ``name`` may ask at all (deny wins over allow)."""
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in self.deny_servers):
             return False
         if not self.allow_servers:

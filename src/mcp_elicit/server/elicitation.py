@@ -364,7 +364,8 @@ class Elicitation:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", int(os.environ.get("MCP_ELICIT_PAGES_PORT", "0"))))
         port = sock.getsockname()[1]
-        if self.public_url is None:
+        ours = self.public_url is None
+        if ours:
             self.public_url = f"http://127.0.0.1:{port}"
         app = Starlette(routes=[Mount(PAGES_PREFIX, app=self.pages_app(loopback_port=port))])
         config = uvicorn.Config(
@@ -375,7 +376,16 @@ class Elicitation:
         try:
             await web.serve(sockets=[sock])
         finally:
+            # Cancelled (the usual end), uvicorn skips its shutdown: stop its listeners here,
+            # or the event loop keeps watching the closed socket's descriptor, and the next
+            # socket to get that number (the next session's pages) is never served.
+            for listener in getattr(web, "servers", ()):
+                listener.close()
             sock.close()
+            if ours:
+                # The port dies with this run; the next run (a test's next session) serves the
+                # pages on a port of its own and must send links there.
+                self.public_url = None
 
 
 # -- the server frameworks -----------------------------------------------------------------------

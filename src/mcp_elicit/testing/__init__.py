@@ -44,6 +44,7 @@ import mcp_types as types
 from mcp_elicit import _sdk
 from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy, ScriptedRenderer
 from mcp_elicit.client.handler import Asking, Tracker
+from mcp_elicit.client.scripted import ScriptedAnswer
 from mcp_elicit.protocol import FORM_AND_URL, ElicitationModes, ElicitationRequest
 from mcp_elicit.server import Elicitation
 from mcp_elicit.urls import UrlPolicy
@@ -165,7 +166,7 @@ async def connect(
     server: Any,
     *,
     protocol: str = "auto",
-    answers: Sequence[Mapping[str, Any]] = (),
+    answers: Sequence[ScriptedAnswer | Mapping[str, Any]] = (),
     links: LinkAction | None = None,
     elicitation: Elicitation | None = None,
     modes: ElicitationModes = FORM_AND_URL,
