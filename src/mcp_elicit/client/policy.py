@@ -58,11 +58,7 @@ class Policy:
     def url_policy_for(self, *, local: bool) -> UrlPolicy:
         """The URL policy for links from a server; ``local`` for one this host started over
         stdio."""
-        if (
-            local
-            and self.loopback_for_local_servers
-            and not self.url_policy.allow_http_loopback
-        ):
+        if local and self.loopback_for_local_servers and not self.url_policy.allow_http_loopback:
             return replace(self.url_policy, allow_http_loopback=True)
         return self.url_policy
 
