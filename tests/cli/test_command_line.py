@@ -3,6 +3,7 @@ on an error, readable choices. In-process, through ``mcp_elicit.cli.main`` and `
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from collections.abc import Iterator
@@ -47,6 +48,19 @@ def test_call_takes_its_target_before_between_or_after_the_options(argv: list[st
     args = parse(argv)
     assert (args.tool, args.target, args.server_command) == ("book", URL, [])
     assert (args.answers, args.protocol) == ("a.json", "2025-11-25")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["call", "book", "--json", URL],
+        ["call", "--json", "book", URL],
+        ["call", "book", URL, "--json"],
+    ],
+)
+def test_call_takes_json_and_a_url_in_any_order(argv: list[str]) -> None:
+    args = parse(argv)
+    assert (args.tool, args.target, args.json, args.server_command) == ("book", URL, True, [])
 
 
 @pytest.mark.parametrize(
@@ -123,29 +137,86 @@ def test_call_with_the_url_last_calls_the_tool(
 
 # -- each command's own usage -----------------------------------------------------------------
 
+# Every command, each with a bad option and a missing argument (and a few more): the error is
+# the command's own, under its own usage line, never the top-level one.
+USAGE_ERRORS = [
+    (["demo", "--bogus"], "mcp-elicit demo", "unrecognized arguments: --bogus"),
+    (["demo", "--store"], "mcp-elicit demo", "argument --store: expected one argument"),
+    (["demo", "--protocol", "1999"], "mcp-elicit demo", "invalid choice: '1999'"),
+    (["connect", "--bogus", URL], "mcp-elicit connect", "unrecognized arguments: --bogus"),
+    (["connect", URL, "--timeout"], "mcp-elicit connect", "--timeout: expected one argument"),
+    (["connect", URL, "extra"], "mcp-elicit connect", "unrecognized arguments: extra"),
+    (["connect", "--ui", "tv", URL], "mcp-elicit connect", "invalid choice: 'tv'"),
+    (["call", "book", "--bogus", URL], "mcp-elicit call", "unrecognized arguments: --bogus"),
+    (["call", "book", URL, "http://b/"], "mcp-elicit call", "unrecognized arguments"),
+    (["call", "--json"], "mcp-elicit call", "required: TOOL"),
+    (["call", "book", URL, "--args"], "mcp-elicit call", "--args: expected one argument"),
+    (["call", "book", "--protocol", "1999"], "mcp-elicit call", "invalid choice: '1999'"),
+    (
+        ["schema", "check", "s.json", "-r", "draft", "--bogus"],
+        "mcp-elicit schema check",
+        "unrecognized arguments: --bogus",
+    ),
+    (["schema", "check", "-r", "draft"], "mcp-elicit schema check", "required: FILE"),
+    (["schema", "check", "s.json"], "mcp-elicit schema check", "required: --revision"),
+    (["schema", "check", "s.json", "-r", "1999"], "mcp-elicit schema check", "unknown revision"),
+    (
+        ["schema", "validate", "--bogus", "s.json", "a.json"],
+        "mcp-elicit schema validate",
+        "unrecognized arguments: --bogus",
+    ),
+    (["schema", "validate", "s.json"], "mcp-elicit schema validate", "required: ANSWER_FILE"),
+    (
+        ["schema", "convert", "s.json", "--bogus", "--to", "draft"],
+        "mcp-elicit schema convert",
+        "unrecognized arguments: --bogus",
+    ),
+    (["schema", "convert", "s.json"], "mcp-elicit schema convert", "required: --to"),
+    (["schema", "convert", "f.json", "--to", "2025-06-18", "g"], "mcp-elicit schema convert", "g"),
+    (["schema"], "mcp-elicit schema", "required: ACTION"),
+    (
+        ["url", "check", "--bogus", "https://a.example/"],
+        "mcp-elicit url check",
+        "unrecognized arguments: --bogus",
+    ),
+    (["url", "check"], "mcp-elicit url check", "required: URL"),
+    (["url", "check", "https://a.example/", "x"], "mcp-elicit url check", "unrecognized"),
+    (["url"], "mcp-elicit url", "required: SUBCOMMAND"),
+]
 
-@pytest.mark.parametrize(
-    ("argv", "usage", "said"),
-    [
-        (["call", "book", "--bogus", URL], "mcp-elicit call", "unrecognized arguments: --bogus"),
-        (["call", "book", URL, "http://b/"], "mcp-elicit call", "unrecognized arguments"),
-        (["call", "--json"], "mcp-elicit call", "required: TOOL"),
-        (["call", "book", "--protocol", "1999"], "mcp-elicit call", "invalid choice: '1999'"),
-        (["connect", URL, "extra"], "mcp-elicit connect", "unrecognized arguments: extra"),
-        (["connect", "--ui", "tv", URL], "mcp-elicit connect", "invalid choice: 'tv'"),
-        (["demo", "--bogus"], "mcp-elicit demo", "unrecognized arguments: --bogus"),
-        (["url", "check", "https://a.example/", "x"], "mcp-elicit url check", "unrecognized"),
-        (["schema", "convert", "f.json", "--to", "2025-06-18", "g"], "mcp-elicit schema", "g"),
-    ],
-)
+
+@pytest.mark.parametrize(("argv", "usage", "said"), USAGE_ERRORS, ids=" ".join)
 def test_a_parsing_error_shows_the_commands_own_usage(
     capsys: pytest.CaptureFixture[str], argv: list[str], usage: str, said: str
 ) -> None:
     status, out, err = run(capsys, *argv)
     assert status == 2 and out == ""
-    assert err.startswith(f"usage: {usage}"), err
+    assert err.startswith(f"usage: {usage} "), err
     assert TOP_LEVEL_USAGE not in err
+    assert err.splitlines()[-1].startswith(f"{usage}: error: ")
     assert said in err.splitlines()[-1]
+
+
+def test_every_command_has_a_usage_error_above() -> None:
+    # A command added later gets its line in USAGE_ERRORS, or this fails.
+    from mcp_elicit.cli import build_parser
+
+    def commands(parser: Any, prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+        found: set[tuple[str, ...]] = set()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found |= commands(sub, (*prefix, name))
+        return found or {prefix}
+
+    tested = {tuple(usage.split()[1:]) for _, usage, _ in USAGE_ERRORS}
+    assert commands(build_parser()) <= tested
+
+
+def test_a_top_level_error_shows_the_top_level_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "--bogus")
+    assert status == 2 and out == ""
+    assert err.startswith(TOP_LEVEL_USAGE)
 
 
 @pytest.mark.parametrize(
@@ -214,7 +285,7 @@ def test_unknown_modes_are_a_usage_error(capsys: pytest.CaptureFixture[str], giv
 
 
 def test_modes_reach_the_handler() -> None:
-    from mcp_elicit.cli._host import handler_of
+    from mcp_elicit.cli._running import handler_of
 
     handler: Any = handler_of(parse(["connect", URL, "--modes", "url"]), None)
     assert (handler.modes.form, handler.modes.url) == (False, True)

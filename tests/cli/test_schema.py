@@ -78,6 +78,63 @@ def test_check_shows_lint_notes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "1 note to show a person" in out and "[looks_secret]" in out
 
 
+LINK_MESSAGE = "Sign in at https://login.example.com/start first, then tell us your name"
+LINK_NOTE = {
+    "field": None,
+    "code": "url_in_text",
+    "message": "the message contains a URL (https://login.example.com/start); a form should "
+    "not send you to links: URLs belong in URL mode, where they are checked",
+}
+
+
+def request(message: str, *, whole: bool) -> dict[str, Any]:
+    params = {"message": message, "requestedSchema": SCHEMA}
+    if not whole:
+        return params
+    return {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": params}
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["request", "params"])
+def test_check_flags_a_url_in_a_requests_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], whole: bool
+) -> None:
+    path = write(tmp_path, "request.json", request(LINK_MESSAGE, whole=whole))
+    status, out, _ = run(["schema", "check", path, "-r", "2025-11-25"], capsys)
+    assert status == 0  # a note to show a person, not a problem with the schema
+    assert out.splitlines() == [
+        "valid for 2025-11-25",
+        "1 note to show a person:",
+        f"  (message): {LINK_NOTE['message']}  [url_in_text]",
+    ]
+    status, out, _ = run(["schema", "check", path, "-r", "2025-11-25", "--json"], capsys)
+    assert status == 0
+    assert json.loads(out) == {
+        "valid": True,
+        "revision": "2025-11-25",
+        "problems": [],
+        "notes": [LINK_NOTE],
+    }
+
+
+def test_check_flags_the_message_like_the_library(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mcp_elicit.forms import lint_schema
+
+    path = write(tmp_path, "request.json", request(LINK_MESSAGE, whole=True))
+    out = run(["schema", "check", path, "-r", "draft", "--json"], capsys)[1]
+    expected = lint_schema(SCHEMA, message=LINK_MESSAGE)
+    assert json.loads(out)["notes"] == [p.to_json() for p in expected]
+
+
+def test_check_without_a_link_in_the_message_has_no_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "request.json", request("Tell us your name", whole=True))
+    status, out, _ = run(["schema", "check", path, "-r", "2025-11-25"], capsys)
+    assert (status, out) == (0, "valid for 2025-11-25\n")
+
+
 def test_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     schema = write(tmp_path, "s.json", SCHEMA)
     good = write(tmp_path, "good.json", {"name": "Ann", "age": 3})

@@ -1,12 +1,19 @@
 """The ``mcp-elicit`` command.
 
 Exit status everywhere: 0 success, 1 a finding (invalid schema, unsafe URL, failed check),
-2 bad usage. A finding is a message, never a traceback.
+2 bad usage, 141 output cut short (standard output closed by its reader, as in
+``mcp-elicit ... | head``: 128 + SIGPIPE, what a shell reports for a command killed by it).
+A finding is a message, never a traceback.
+
+Every run builds every command's parser, so the modules that build them (``*_command.py``,
+``_host``, ``_parsing``, ``_io``) import nothing heavy: each command imports what it needs
+(the client and the SDK, or the forms core, or the URL checks) when it runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +31,9 @@ from mcp_elicit.cli._parsing import CommandParser
 
 # The commands that take a server's command after `--`, last on the line.
 _HOSTS = ("connect", "call")
+
+# The exit status when standard output is closed before everything is written.
+CLOSED_OUTPUT = 128 + 13  # SIGPIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,8 +63,31 @@ def parse(argv: Sequence[str], parser: argparse.ArgumentParser | None = None) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            return _main(sys.argv[1:] if argv is None else argv)
+        finally:
+            # Written out now, --help and --version included (they exit through SystemExit),
+            # so that a reader gone away is seen here and not at the interpreter's exit.
+            if sys.stdout is not None:
+                sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader closed the pipe (`| head`): there is no one left to tell. As in Python's
+        # "Note on SIGPIPE", what is still buffered goes to /dev/null, so that the flush at
+        # exit does not fail again, with a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        except (AttributeError, OSError, ValueError):
+            pass  # not a file (a test's capture): nothing is flushed at exit
+        finally:
+            os.close(devnull)
+        return CLOSED_OUTPUT
+
+
+def _main(argv: Sequence[str]) -> int:
     parser = build_parser()
-    args = parse(sys.argv[1:] if argv is None else argv, parser)
+    args = parse(argv, parser)
     try:
         status: int = args.run(args)
     except UsageError as exc:

@@ -1,34 +1,30 @@
-"""What ``connect``, ``call`` and ``demo`` share: the target, the protocol, the handler's
-settings, where questions are answered."""
+"""What ``connect``, ``call`` and ``demo`` take on the command line: the target, the protocol,
+the handler's settings, where questions are answered.
+
+Cheap to import, as every command's parser is built on every run (``mcp-elicit --version``
+included): nothing here imports the client, the SDK or a web framework. What these options
+become once a command runs (the server, the handler) is in :mod:`mcp_elicit.cli._running`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from mcp_elicit.cli._io import UsageError
-from mcp_elicit.client import AuditLog, ElicitationHandler, Policy
-from mcp_elicit.client.connection import PROTOCOL_CHOICES
-from mcp_elicit.client.handler import open_in_browser
-from mcp_elicit.client.renderer import Renderer
-from mcp_elicit.client.server_log import LoggedStdioServer
-from mcp_elicit.client.targets import TargetError, server_for
-from mcp_elicit.protocol import ElicitationModes
-from mcp_elicit.urls import UrlPolicy
+# ``mcp_elicit.client.connection.PROTOCOL_CHOICES``, written out so that building the parser
+# does not import the client (a test keeps the two the same).
+PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-06-18", "2025-11-25", "2026-07-28")
 
-_MODES = {
-    "form,url": ElicitationModes(form=True, url=True),
-    "form": ElicitationModes(form=True),
-    "url": ElicitationModes(url=True),
-}
+# The spellings of ``--modes``, as ``form,url`` lists of the modes declared and answered.
+MODES: tuple[str, ...] = ("form,url", "form", "url")
 
 
 def _modes(text: str) -> str:
     """``--modes``: ``form``, ``url``, or both (``form,url``; ``form+url`` and ``url,form``
-    too), as the key of ``_MODES``."""
+    too), as one of ``MODES``."""
     words = {word.strip().lower() for word in text.replace("+", ",").split(",")}
-    for key in _MODES:
+    for key in MODES:
         if set(key.split(",")) == words:
             return key
     raise argparse.ArgumentTypeError(f"choose form, url, or both as form,url (not {text!r})")
@@ -75,7 +71,8 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-http-loopback",
         action="store_true",
-        help="offer http:// links to this machine (local development)",
+        help="also offer http:// links to this machine from a server given by URL (a server "
+        "started with '-- command' may already: it runs on this machine as you)",
     )
     parser.add_argument(
         "--timeout",
@@ -99,40 +96,6 @@ def add_ui_option(parser: argparse.ArgumentParser) -> None:
             "browser, served on 127.0.0.1 only, at a secret address (web)"
         ),
     )
-
-
-def server_of(args: argparse.Namespace) -> object:
-    """The server to connect to; one started over stdio writes its stderr to its log."""
-    try:
-        return server_for(args.target, args.server_command, log_stderr=True)
-    except TargetError as error:
-        raise UsageError(str(error)) from None
-
-
-def announce_log(server: object) -> None:
-    """Name the log of a server started over stdio, once, as its session starts: its own
-    output goes there, not onto the person's screen."""
-    if isinstance(server, LoggedStdioServer):
-        say(f"server log: {server.log_path}")
-
-
-def handler_of(
-    args: argparse.Namespace,
-    renderer: Renderer | None,
-    *,
-    opener: Callable[[str], object] | None = open_in_browser,
-) -> ElicitationHandler:
-    audit = None
-    if args.audit:
-        try:
-            audit = AuditLog(args.audit, redact=not args.audit_values)
-        except OSError as error:
-            raise UsageError(f"--audit: cannot open {args.audit}: {error.strerror}") from None
-    policy = Policy(
-        modes=_MODES[args.modes],
-        url_policy=UrlPolicy(allow_http_loopback=args.allow_http_loopback),
-    )
-    return ElicitationHandler(renderer, policy=policy, audit=audit, opener=opener)
 
 
 def say(text: str) -> None:

@@ -1,10 +1,10 @@
-"""Reading inputs and printing results, shared by the subcommands."""
+"""Reading inputs and printing results, shared by the subcommands.
+
+Imported on every run (``UsageError``), so ``json`` is imported only when it is used."""
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 
@@ -14,12 +14,15 @@ class UsageError(Exception):
 
 def read_json(path: str, *, what: str) -> Any:
     """Read JSON from a file, or from standard input when ``path`` is ``-``."""
+    import json
+
     if path == "-":
         text = sys.stdin.read()
         where = "standard input"
     else:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            with open(path, encoding="utf-8") as file:
+                text = file.read()
         except FileNotFoundError:
             raise UsageError(f"{what}: no such file: {path}") from None
         except (OSError, UnicodeDecodeError) as exc:
@@ -34,5 +37,7 @@ def read_json(path: str, *, what: str) -> Any:
 
 
 def print_json(value: Any) -> None:
+    import json
+
     json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")

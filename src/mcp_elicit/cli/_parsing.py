@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -20,6 +24,10 @@ class CommandParser(argparse.ArgumentParser):
 
     The command that parsed the line is kept as ``command_parser`` on the result, so an error
     found later (a missing file, a bad target) can be shown with its usage too.
+
+    And one change for all: a failed write of its help, version or usage is not dropped
+    silently, so that a closed standard output (``mcp-elicit --help | head -1``) ends the run
+    as it ends any command's (``main``: no traceback, status 141), buffered output or not.
     """
 
     _intermixing = False
@@ -40,3 +48,10 @@ class CommandParser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         parsed.command_parser = self
         return parsed, extras
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse's own catches OSError (BrokenPipeError included) and carries on.
+        if message:
+            out = file or sys.stderr
+            if out is not None:  # None: that stream is closed (``2>&-``)
+                out.write(message)

@@ -1,11 +1,61 @@
-"""Saying in one line what went wrong with a client command."""
+"""What ``connect``, ``call`` and ``demo`` share once they run: the server and the handler
+their options make (:mod:`mcp_elicit.cli._host`), and saying in one line what went wrong.
+
+This imports the client and the SDK: only the modules that run those commands import it.
+"""
 
 from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
+from mcp_elicit.cli._host import say
+from mcp_elicit.cli._io import UsageError
+from mcp_elicit.client import AuditLog, ElicitationHandler, Policy
+from mcp_elicit.client.handler import open_in_browser
+from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.server_log import LoggedStdioServer
+from mcp_elicit.client.targets import TargetError, server_for
+from mcp_elicit.protocol import ElicitationModes
+from mcp_elicit.urls import UrlPolicy
+
+
+def server_of(args: argparse.Namespace) -> object:
+    """The server to connect to; one started over stdio writes its stderr to its log."""
+    try:
+        return server_for(args.target, args.server_command, log_stderr=True)
+    except TargetError as error:
+        raise UsageError(str(error)) from None
+
+
+def announce_log(server: object) -> None:
+    """Name the log of a server started over stdio, once, as its session starts: its own
+    output goes there, not onto the person's screen."""
+    if isinstance(server, LoggedStdioServer):
+        say(f"server log: {server.log_path}")
+
+
+def handler_of(
+    args: argparse.Namespace,
+    renderer: Renderer | None,
+    *,
+    opener: Callable[[str], object] | None = open_in_browser,
+) -> ElicitationHandler:
+    audit = None
+    if args.audit:
+        try:
+            audit = AuditLog(args.audit, redact=not args.audit_values)
+        except OSError as error:
+            raise UsageError(f"--audit: cannot open {args.audit}: {error.strerror}") from None
+    modes = args.modes.split(",")  # one of _host.MODES
+    policy = Policy(
+        modes=ElicitationModes(form="form" in modes, url="url" in modes),
+        url_policy=UrlPolicy(allow_http_loopback=args.allow_http_loopback),
+    )
+    return ElicitationHandler(renderer, policy=policy, audit=audit, opener=opener)
 
 
 def describe_failure(

@@ -5,27 +5,19 @@ comes after ``--``, last. A server started that way writes its stderr to its log
 on stderr as the call starts, and in the error if the server stops).
 
 Elicitations on the way are answered from ``--answers`` (a JSON list, used in order), else by
-the person at the terminal, else (no terminal) cancelled and marked "no person". Exit status:
-0 for a result that is not an error, 1 otherwise, 2 for bad usage.
+the person at the terminal, else (no terminal) cancelled and marked "no person", which is said
+on stderr before the call. Exit status: 0 for a result that is not an error, 1 otherwise, 2 for
+bad usage.
+
+This module is the command line only, cheap to import; the call is made by
+:mod:`mcp_elicit.cli._call`, imported when the command runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from collections.abc import Callable
-from typing import Any
 
-import anyio
-
-from mcp_elicit.cli._host import add_host_options, announce_log, handler_of, say, server_of
-from mcp_elicit.cli._io import UsageError, print_json
-from mcp_elicit.cli._running import describe_failure
-from mcp_elicit.client import AnswersError, ElicitingClient, ScriptedRenderer, load_answers
-from mcp_elicit.client.handler import open_in_browser
-from mcp_elicit.client.prompts import Notice
-from mcp_elicit.client.renderer import Renderer
+from mcp_elicit.cli._host import add_host_options
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,74 +46,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    arguments = _arguments(args.args)
-    server = server_of(args)
-    renderer: Renderer | None
-    opener: Callable[[str], object] = open_in_browser
-    if args.answers is not None:
-        try:
-            answers = load_answers(args.answers)
-        except AnswersError as error:
-            raise UsageError(f"--answers: {error}") from None
-        renderer = ScriptedRenderer(answers, exhausted=say, notices=_say_notice)
-        # Scripted consent opens nothing: the answers file stands for the person.
-        opener = _say_consent
-    elif sys.stdin.isatty():
-        from mcp_elicit.client.terminal import TerminalRenderer
+    from mcp_elicit.cli._call import call
 
-        renderer = TerminalRenderer()
-    else:
-        renderer = None
-    handler = handler_of(args, renderer, opener=opener)
-    client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
-    return anyio.run(_call, client, args, arguments)
-
-
-async def _call(
-    client: ElicitingClient, args: argparse.Namespace, arguments: dict[str, Any]
-) -> int:
-    announce_log(client.server)
-    try:
-        async with client:
-            result = await client.call_tool(args.tool, arguments)
-    except Exception as error:  # every failure is a message and exit 1, never a traceback
-        say(describe_failure(error, tool=args.tool, server=client.server))
-        return 1
-    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    if args.json:
-        print_json(dumped)
-    else:
-        _print_result(dumped)
-    return 1 if result.is_error else 0
-
-
-def _arguments(text: str | None) -> dict[str, Any]:
-    if text is None:
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"--args: not JSON: {error.msg} at column {error.colno}") from None
-    if not isinstance(value, dict):
-        raise UsageError("--args: must be a JSON object of the tool's arguments")
-    return value
-
-
-def _print_result(result: dict[str, Any]) -> None:
-    shown = False
-    for item in result.get("content", []):
-        if item.get("type") == "text":
-            print(item.get("text", ""))
-        else:
-            print(json.dumps(item, ensure_ascii=False))
-        shown = True
-    if not shown and "structuredContent" in result:
-        print(json.dumps(result["structuredContent"], ensure_ascii=False, indent=2))
-
-
-def _say_consent(url: str) -> None:
-    say(f"consented to open {url}")
-
-
-def _say_notice(notice: Notice) -> None:
-    say(f"{notice.level}: {notice.server}: {notice.text}")
+    return call(args)

@@ -3,36 +3,16 @@
 At the ``mcp>`` prompt: ``tools`` lists the tools, ``call TOOL {json}`` calls one, ``help``,
 ``quit`` (or Ctrl-D). Elicitations are answered as they come: in the terminal, or with
 ``--ui web`` on a local page in the browser (:class:`mcp_elicit.client.web.WebRenderer`).
+
+This module is the command line only, cheap to import; the session is
+:mod:`mcp_elicit.cli._connect`, imported when the command runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from typing import TYPE_CHECKING, Any
 
-import anyio
-from mcp.shared.exceptions import MCPError
-
-from mcp_elicit.cli._host import (
-    add_host_options,
-    add_ui_option,
-    announce_log,
-    handler_of,
-    server_of,
-)
-from mcp_elicit.cli._running import describe_failure, stopped_server
-from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
-
-if TYPE_CHECKING:
-    from mcp_elicit.client.web import WebRenderer
-
-HELP = """\
-Commands:
-  tools                 list the server's tools
-  call TOOL [JSON]      call TOOL with a JSON object of arguments (default {})
-  help                  show this help
-  quit                  disconnect (also Ctrl-D)"""
+from mcp_elicit.cli._host import add_host_options, add_ui_option
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,105 +33,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    server = server_of(args)
-    if args.ui == "web":
-        from mcp_elicit.client.web import WebRenderer
+    from mcp_elicit.cli._connect import connect
 
-        page = WebRenderer()
-        # The page opens a link itself, from the person's click on it: not the handler.
-        handler = handler_of(args, page)
-        client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
-        return anyio.run(_web_session, page, client)
-
-    from mcp_elicit.client.terminal import TerminalRenderer
-
-    handler = handler_of(args, TerminalRenderer())
-    client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
-    return anyio.run(_session, client)
-
-
-async def _web_session(page: WebRenderer, client: ElicitingClient) -> int:
-    try:
-        async with page:
-            return await _session(client)
-    except OSError as error:  # no loopback socket to serve the page on
-        print(f"mcp-elicit: cannot serve the answer page on 127.0.0.1: {error}", flush=True)
-        return 1
-
-
-async def _session(client: ElicitingClient) -> int:
-    from prompt_toolkit import PromptSession
-
-    announce_log(client.server)
-    try:
-        async with client:
-            return await repl(client, PromptSession())
-    except Exception as error:
-        print(f"mcp-elicit: {describe_failure(error, server=client.server)}", flush=True)
-        return 1
-
-
-async def repl(client: ElicitingClient, session: Any) -> int:
-    print(
-        f"Connected to {client.server_name} (protocol {client.protocol_version}). "
-        "Type 'help' for commands.",
-        flush=True,
-    )
-    while True:
-        try:
-            line = (await session.prompt_async("mcp> ")).strip()
-        except KeyboardInterrupt:
-            continue
-        except EOFError:
-            return 0
-        if not line:
-            continue
-        command, _, rest = line.partition(" ")
-        if command in ("quit", "exit"):
-            return 0
-        if command == "help":
-            print(HELP)
-        elif command == "tools":
-            await _tools(client)
-        elif command == "call":
-            await _call(client, rest.strip())
-        else:
-            print(f"Unknown command {command!r}. Type 'help' for commands.")
-        if stopped_server(client.server) is not None:
-            return 1  # nothing more can be asked of it; the error said where its log is
-
-
-async def _tools(client: ElicitingClient) -> None:
-    tools = await client.list_tools()
-    if not tools:
-        print("No tools.")
-    for tool in tools:
-        summary = (tool.description or "").strip().splitlines()
-        print(f"  {tool.name}" + (f" — {summary[0]}" if summary else ""))
-
-
-async def _call(client: ElicitingClient, rest: str) -> None:
-    name, _, text = rest.partition(" ")
-    if not name:
-        print("Usage: call TOOL [JSON]")
-        return
-    try:
-        arguments = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as error:
-        print(f"Arguments are not JSON: {error.msg} at column {error.colno}")
-        return
-    if not isinstance(arguments, dict):
-        print('Arguments must be a JSON object, e.g. {"city": "Paris"}')
-        return
-    try:
-        result = await client.call_tool(name, arguments)
-    except (MCPError, UrlElicitationLoop, TimeoutError) as error:
-        print(f"Error: {describe_failure(error, tool=name, server=client.server)}")
-        return
-    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    print("Result (error):" if result.is_error else "Result:")
-    for item in dumped.get("content", []):
-        text_item = item.get("text") if item.get("type") == "text" else json.dumps(item)
-        print(f"  {text_item}")
-    if not dumped.get("content") and "structuredContent" in dumped:
-        print("  " + json.dumps(dumped["structuredContent"], ensure_ascii=False))
+    return connect(args)

@@ -1,28 +1,18 @@
 """``mcp-elicit demo``: the showcase. Hotel MCP (a real server process, on the embedded SQLite
 store) and this terminal as its host: a form, a confirmation, a secret through URL mode and
 the server's own page, then the ``mcp>`` prompt to try anything else. With ``--ui web`` the
-questions are answered on a local page in the browser instead (the web renderer)."""
+questions are answered on a local page in the browser instead (the web renderer).
+
+This module is the command line only, cheap to import; the demo is
+:mod:`mcp_elicit.cli._demo`, imported when the command runs.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-import webbrowser
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-import anyio
-
-from mcp_elicit.cli._host import add_ui_option, announce_log, say
-from mcp_elicit.cli._running import describe_failure, stopped_server
-from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy
-from mcp_elicit.client.connection import PROTOCOL_CHOICES
-from mcp_elicit.client.server_log import logged, state_directory
-from mcp_elicit.urls import UrlPolicy
-
-if TYPE_CHECKING:
-    from mcp_elicit.client.renderer import Renderer
-    from mcp_elicit.client.web import WebRenderer
+from mcp_elicit.cli._host import PROTOCOL_CHOICES, add_ui_option
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,115 +42,15 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="instead: a non-interactive tour of the forms core (no server)",
     )
-    demo.set_defaults(run=_run)
+    demo.set_defaults(run=run)
 
 
-def _run(args: argparse.Namespace) -> int:
-    if args.tour:
+def run(args: argparse.Namespace) -> int:
+    if args.tour:  # the forms core only: no server, no client
         from mcp_elicit.demo import forms_tour
 
         forms_tour.run(sys.stdout)
         return 0
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        say(
-            "the demo asks you questions, so it needs a terminal; "
-            "for a tour that needs none: mcp-elicit demo --tour"
-        )
-        return 2
-    from mcp_elicit.demo.showcase import server_command
+    from mcp_elicit.cli._demo import demo
 
-    state = _state_dir()
-    store = args.store or f"sqlite:///{state / 'demo.db'}"
-    renderer: Renderer
-    page: WebRenderer | None = None
-    if args.ui == "web":
-        from mcp_elicit.client.web import WebRenderer
-
-        renderer = page = WebRenderer()
-    else:
-        from mcp_elicit.client.terminal import TerminalRenderer
-
-        renderer = TerminalRenderer()
-    handler = ElicitationHandler(
-        renderer,
-        # The server's page is on http://127.0.0.1: allowed here, for this local demo only.
-        policy=Policy(url_policy=UrlPolicy(allow_http_loopback=True)),
-        # On the web page, the person's click on "Open link" opens it: not the handler.
-        opener=_open_in_browser,  # not called for the web page: it opens links itself
-    )
-    # The server's own log lines go to its log file, not into the middle of a question.
-    server = logged(server_command(store, state / "demo.key"))
-    client = ElicitingClient(server, handler, protocol=args.protocol)
-    return anyio.run(_hosted, client, store, page)
-
-
-async def _hosted(client: ElicitingClient, store: str, page: WebRenderer | None) -> int:
-    if page is None:
-        return await _session(client, store, WHERE_TERMINAL)
-    try:
-        async with page:
-            return await _session(client, store, WHERE_WEB)
-    except OSError as error:  # no loopback socket to serve the page on
-        print(f"mcp-elicit: cannot serve the answer page on 127.0.0.1: {error}", flush=True)
-        return 1
-
-
-# How the demo introduces its host: who is the host, and the keys that matter.
-WHERE_TERMINAL = ("this terminal as its host.", "Esc cancels a question; Ctrl-D stops.")
-WHERE_WEB = (
-    "this terminal as its host, with a page in your browser for its questions.",
-    "The page is served on 127.0.0.1 only; Esc there cancels a question. Ctrl-D here stops.",
-)
-
-
-async def _session(client: ElicitingClient, store: str, where: tuple[str, str]) -> int:
-    from prompt_toolkit import PromptSession
-
-    from mcp_elicit.cli.connect_command import repl
-    from mcp_elicit.demo.showcase import run_steps
-
-    prompts: PromptSession[str] = PromptSession()
-
-    async def pause(text: str) -> bool:
-        stopped = stopped_server(client.server)
-        if stopped is not None:  # the steps left cannot run
-            say(f"the server stopped; see its log: {stopped.log_path}")
-            return False
-        try:
-            await prompts.prompt_async(text)
-        except EOFError:
-            return False
-        return True
-
-    announce_log(client.server)
-    try:
-        async with client:
-            host, keys = where
-            print(
-                f"mcp-elicit demo: {client.server_name}, a real MCP server process, and {host}\n"
-                f"Protocol {client.protocol_version}; the server keeps its flows and secrets in "
-                f"{store}.\n{keys}",
-                flush=True,
-            )
-            if await run_steps(client, sys.stdout, pause):
-                print(
-                    "\nYour turn: 'tools' lists Hotel MCP's tools, 'call TOOL {json}' calls "
-                    "one, 'quit' ends the demo.",
-                    flush=True,
-                )
-                return await repl(client, prompts)
-            return 1 if stopped_server(client.server) else 0
-    except Exception as error:
-        print(f"mcp-elicit: {describe_failure(error, server=client.server)}", flush=True)
-        return 1
-
-
-def _open_in_browser(url: str) -> None:
-    if not webbrowser.open(url, new=2):
-        print(f"No browser could be started from here: open {url} yourself.", flush=True)
-
-
-def _state_dir() -> Path:
-    path = state_directory()
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    return demo(args)
