@@ -903,3 +903,16 @@ def test_check_url_async(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 def test_dev_policy_never_lets_http_through_without_a_loopback_host(url: str) -> None:
     assert_verdict(check_url(url, DEV), Verdict.BLOCK, {"scheme_not_allowed"})
+
+
+def test_the_suffix_list_is_the_librarys_own() -> None:
+    """registrable.py builds the list faster than PublicSuffixList() does; the same rules."""
+    from publicsuffixlist import PublicSuffixList
+
+    from mcp_elicit.urls.registrable import public_suffix_list
+
+    ours, theirs = public_suffix_list(), PublicSuffixList()
+    for host in ["a.b.xn--p1ai", "x.xn--fiqs8s", "www.ck", "a.b.kawasaki.jp", "foo.github.io"]:
+        assert ours.privatesuffix(host) == theirs.privatesuffix(host), host
+    assert ours.publicsuffix("xn--55qx5d.cn") == theirs.publicsuffix("xn--55qx5d.cn")
+    assert ours._publicsuffix == theirs._publicsuffix  # every rule, IDN ones in both forms

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from publicsuffixlist import PublicSuffixList
+from publicsuffixlist import PSLFILE, PublicSuffixList
 
 _lock = threading.Lock()
 _psl: PublicSuffixList | None = None
@@ -23,8 +23,32 @@ def public_suffix_list() -> PublicSuffixList:
             if _psl is None:
                 # Private suffixes (github.io, blogspot.com...) count: on them, each
                 # subdomain belongs to a different person, which is what matters here.
-                _psl = PublicSuffixList()
+                _psl = PublicSuffixList(_rules_with_punycode(), accept_encoded_idn=False)
     return _psl
+
+
+def _rules_with_punycode() -> list[str]:
+    """The bundled list's lines, plus the punycode form of each non-ASCII rule.
+
+    What ``PublicSuffixList()`` builds with ``accept_encoded_idn=True``, in about two thirds
+    of the time (19 ms instead of 28 here): it runs the IDNA codec on all ~10,000 rules, ASCII
+    ones included, where only ~460 need it, and the list's rules are already normalised
+    (lowercase, NFC), so plain punycode of their non-ASCII labels is their IDNA form. The
+    first URL check pays this, which is most of ``mcp-elicit url check``'s own time.
+    ``tests/urls`` checks the result equals the library's."""
+    with open(PSLFILE, encoding="utf-8") as file:
+        lines = file.read().splitlines()
+    encoded = []
+    for line in lines:
+        rule = line.lower().split(" ")[0].rstrip()
+        if rule and not rule.startswith("//") and not rule.isascii():
+            bang, name = ("!", rule[1:]) if rule.startswith("!") else ("", rule)
+            labels = (
+                label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
+                for label in name.split(".")
+            )
+            encoded.append(bang + ".".join(labels))
+    return lines + encoded
 
 
 def registrable_domain(ascii_host: str) -> str | None:

@@ -7,7 +7,6 @@ This says where the name points *now*; DNS can answer differently when the perso
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import socket
 import threading
@@ -73,5 +72,10 @@ def _getaddrinfo(host: str, port: int) -> Resolution:
 
 async def in_thread(function: Callable[[], _T]) -> _T:
     """Run a blocking call (a check that resolves) off the event loop. It lives here so that
-    this module stays the only one in mcp_elicit.urls that touches I/O machinery."""
+    this module stays the only one in mcp_elicit.urls that touches I/O machinery.
+
+    asyncio is imported here, not at the top: it is a third of the layer's import time, and
+    ``mcp-elicit url check`` (called in loops by scripts) never needs it."""
+    import asyncio
+
     return await asyncio.to_thread(function)
