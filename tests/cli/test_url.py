@@ -31,6 +31,23 @@ def test_allowed_url_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert "No reasons" in out
 
 
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("https://example.com/", "(whoever registered this name controls the link)"),
+        ("https://printer.local/", "(a local network name (mDNS .local): any device on your"),
+        ("https://10.0.0.1/", "(an IP address: whoever runs the machine at it controls"),
+    ],
+)
+def test_the_report_says_who_controls_the_link(
+    url: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out = run(capsys, url)
+    assert said in out
+    if "example.com" not in url:
+        assert "registered" not in out  # nobody registers a local name or an address
+
+
 def test_warned_url_exits_0_and_shows_both_host_forms(capsys: pytest.CaptureFixture[str]) -> None:
     status, out = run(capsys, "https://xn--pple-43d.com/")
     assert status == 0

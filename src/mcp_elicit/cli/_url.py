@@ -41,11 +41,10 @@ def render_text(result: UrlVerdict) -> str:
     lines.append("")
     if result.registrable_domain is not None:
         lines.append(f"  registrable domain: {visible(result.registrable_domain, None)}")
-        lines.append("      (whoever registered this name controls the link)")
-    elif host is None:
-        lines.append("  registrable domain: (none)")
     else:
-        lines.append("  registrable domain: (none: IP address, single label or public suffix)")
+        lines.append("  registrable domain: (none)")
+    if (who := result.who_controls) is not None:
+        lines.append(f"      ({who})")
     lines.append("")
     if result.reasons:
         lines.append("Reasons:")
