@@ -7,9 +7,13 @@ part a person must look at, and the part a long host name is built to push out o
 from __future__ import annotations
 
 import threading
+from importlib import resources
+from pathlib import PurePath
 
-from publicsuffixlist import PSLFILE, PublicSuffixList
+import publicsuffixlist
+from publicsuffixlist import PublicSuffixList
 
+_BUNDLED = PurePath(publicsuffixlist.PSLFILE).name  # public_suffix_list.dat
 _lock = threading.Lock()
 _psl: PublicSuffixList | None = None
 
@@ -36,8 +40,9 @@ def _rules_with_punycode() -> list[str]:
     (lowercase, NFC), so plain punycode of their non-ASCII labels is their IDNA form. The
     first URL check pays this, which is most of ``mcp-elicit url check``'s own time.
     ``tests/urls`` checks the result equals the library's."""
-    with open(PSLFILE, encoding="utf-8") as file:
-        lines = file.read().splitlines()
+    # The library's own bundled data, read as PublicSuffixList() reads it (never fetched):
+    # part of the dependency, like its code, not I/O of this layer's callers.
+    lines = resources.files(publicsuffixlist).joinpath(_BUNDLED).read_text("utf-8").splitlines()
     encoded = []
     for line in lines:
         rule = line.lower().split(" ")[0].rstrip()
