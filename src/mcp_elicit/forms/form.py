@@ -137,14 +137,14 @@ def _parse_text(field: Field, text: str, stripped: str) -> JSONValue | Problem:
     if kind is FieldKind.INTEGER:
         cleaned = stripped.replace("_", "")
         if _INTEGER_TEXT.fullmatch(cleaned):
-            return int(cleaned)
+            return _whole_number(field, cleaned)
         if _NUMBER_TEXT.fullmatch(cleaned) and float(cleaned).is_integer():
             return int(float(cleaned))
         return Problem(field.name, "type", f"must be a whole number, like 42 (not {stripped!r})")
     if kind is FieldKind.NUMBER:
         cleaned = stripped.replace("_", "")
         if _INTEGER_TEXT.fullmatch(cleaned):
-            return int(cleaned)
+            return _whole_number(field, cleaned)
         if _NUMBER_TEXT.fullmatch(cleaned):
             number = float(cleaned)
             if math.isfinite(number):
@@ -163,6 +163,13 @@ def _parse_text(field: Field, text: str, stripped: str) -> JSONValue | Problem:
     return picked
 
 
+def _whole_number(field: Field, digits: str) -> int | Problem:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than Python converts (4300), or any JSON parser reads
+        return Problem(field.name, "type", f"that number has {len(digits)} digits: far too many")
+
+
 def _pick(field: Field, text: str) -> str | Problem:
     choices: tuple[Choice, ...] = field.choices
     for choice in choices:
@@ -174,7 +181,9 @@ def _pick(field: Field, text: str) -> str | Problem:
             choice.title is not None and folded == choice.title.casefold()
         ):
             return choice.value
-    if text.isdigit() and 1 <= int(text) <= len(choices):
+    # An option's number, in the digits of any script that int() reads ("3", "٣"), not the
+    # other characters isdigit() takes ("²", "①"); never long enough to be costly.
+    if text.isdecimal() and len(text) <= 9 and 1 <= int(text) <= len(choices):
         return choices[int(text) - 1].value
     options = ", ".join(f"{i}. {c.label}" for i, c in enumerate(choices, 1))
     return Problem(

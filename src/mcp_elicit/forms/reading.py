@@ -174,7 +174,20 @@ def _not_in_revision(what: str, feature: str) -> str:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite number that a double holds: what every peer reads alike (RFC 8259, section 6).
+    An integer past a double's range (1e309 written out in digits) is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large to convert to float
+        return False
+
+
+def _not_a_number(key: str, value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f'"{key}" must be a finite number within the range of a double'
+    return f'"{key}" must be a finite number, not {describe_type(value)}'
 
 
 class _PropertyReader:
@@ -274,9 +287,7 @@ class _PropertyReader:
         for key in ("minimum", "maximum"):
             value = self.prop.get(key)
             if value is not None and not _is_number(value):
-                self.problem(
-                    "bad_value", f'"{key}" must be a finite number, not {describe_type(value)}'
-                )
+                self.problem("bad_value", _not_a_number(key, value))
                 value = None
             values.append(value)
         minimum, maximum = values

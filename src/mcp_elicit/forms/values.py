@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
@@ -184,9 +185,18 @@ def _check_text(field: Field, value: Any) -> Problem | None:
         )
     if field.pattern is not None:
         compiled = compile_pattern(field.pattern)
-        if compiled.search is not None and compiled.search(value) is None:
+        if compiled.search is not None and not _matches(compiled.search, value):
             return _problem(field, "pattern", f"must match the pattern {field.pattern}")
     return None
+
+
+def _matches(search: Callable[[str], Any], text: str) -> bool:
+    try:
+        return search(text) is not None
+    except UnicodeEncodeError:
+        # A lone surrogate ("\ud800" in JSON): RE2 reads UTF-8, which cannot hold one, and no
+        # real text contains one. (The fast path sends this case here: its ValueError.)
+        return False
 
 
 def _check_number(field: Field, value: Any) -> Problem | None:
