@@ -78,5 +78,15 @@ screenshots: setup peers browser
 bench: setup
 	$(PY) bench/run.py
 
+# Coverage-guided fuzzing (atheris) of the schema checker, the answer validator, the URL
+# checker, the protocol parsers and the pages' form reader, each for FUZZ_SECONDS, from the
+# seeds in fuzz/corpus/; not part of `make test`. FUZZ_TARGETS=url_check,... runs some only.
+# Prints a table of executions and findings; fails when something was found (fuzz/README.md).
+.PHONY: fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: setup
+	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS) $(if $(FUZZ_TARGETS),--targets $(FUZZ_TARGETS))
+
 clean:
 	rm -rf $(VENV) $(BOOT) $(PEERS)/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
