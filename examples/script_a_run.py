@@ -97,9 +97,22 @@ def text_of(result: dict[str, Any]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--protocol", default="2026-07-28")
-    parser.add_argument("--server", type=Path, default=HERE / "server_quickstart.py")
-    parser.add_argument("--late", type=float, default=0.0, metavar="SECONDS")
+    parser.add_argument(
+        "--protocol", default="2026-07-28", help="the revision to speak (default 2026-07-28)"
+    )
+    parser.add_argument(
+        "--server",
+        type=Path,
+        default=HERE / "server_quickstart.py",
+        help="a server file with the README's tools (default: examples/server_quickstart.py)",
+    )
+    parser.add_argument(
+        "--late",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="finish the secret's page this much later, as a slow person would",
+    )
     args = parser.parse_args()
     run = {"server": args.server, "protocol": args.protocol}
 

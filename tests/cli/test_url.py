@@ -202,3 +202,11 @@ def test_in_a_real_subprocess() -> None:
     )
     assert usage.returncode == 2
     assert "usage:" in usage.stderr
+
+
+def test_allow_private_turns_a_local_name_into_a_warning(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(capsys, "https://printer.local/")[0] == 1
+    status, out = run(capsys, "--allow-private", "https://printer.local/")
+    assert status == 0 and out.startswith("WARN") and "local_name" in out

@@ -18,7 +18,10 @@ _HEADLINES = {
 
 
 def check(args: argparse.Namespace) -> int:
-    policy = UrlPolicy(allow_http_loopback=bool(args.allow_http_loopback))
+    policy = UrlPolicy(
+        allow_http_loopback=bool(args.allow_http_loopback),
+        allow_private=bool(args.allow_private),
+    )
     result = check_url(args.url, policy, resolve=bool(args.resolve))
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)

@@ -23,6 +23,7 @@ from mcp_elicit.cli._host import add_host_options
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     call = commands.add_parser(
         "call",
+        usage="%(prog)s [options] TOOL (URL | -- COMMAND [ARGS...])",
         help="call one tool, answering its elicitations from a file or the terminal",
         description=(
             "Call one tool on a server and print its result. TARGET is an http(s):// URL, "

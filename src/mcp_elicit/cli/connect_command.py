@@ -18,6 +18,7 @@ from mcp_elicit.cli._host import add_host_options, add_ui_option
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     connect = commands.add_parser(
         "connect",
+        usage="%(prog)s [options] (URL | -- COMMAND [ARGS...])",
         help="an interactive host: list tools, call them, answer elicitations",
         description=(
             "Connect to a server and use it from the terminal: list tools, call one with JSON "

@@ -16,7 +16,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     """Register ``url`` (and its ``check`` subcommand) on the main parser's subcommands."""
     url = subparsers.add_parser(
         "url",
-        help="check URLs a server asks a person to open (URL mode)",
+        help="check a URL a server asks a person to open (URL mode)",
         description="Check URLs a server asks a person to open (URL-mode elicitation).",
     )
     # required=True: a bare `mcp-elicit url` prints usage and exits 2.
@@ -45,6 +45,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--allow-http-loopback",
         action="store_true",
         help="local development: accept http:// (and https://) to 127.0.0.1, ::1 and localhost",
+    )
+    check.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="an intranet: private addresses and local names (.local, single labels) warn "
+        "instead of block",
     )
     check.set_defaults(run=run_check)
 
