@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import logging
 import os
 import pickle
 import stat
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_elicit.server.keys import DeploymentKey
+from mcp_elicit.server.keys import DeploymentKey, state_directory
 
 RAW = bytes(range(32))
 HINT = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
@@ -206,6 +207,125 @@ def test_a_file_others_can_read_is_refused_like_ssh(tmp_path: Path, bits: int) -
     assert str(file) in message
     assert f"chmod 600 {file}" in message
     assert f"{bits:04o}" in message
+
+
+def test_a_loose_key_file_is_refused_not_repaired(tmp_path: Path) -> None:
+    # Once readable by others it may have been read: only the operator can judge that.
+    DeploymentKey.load()
+    file = state_directory() / "key"
+    file.chmod(0o644)
+    with pytest.raises(PermissionError, match="readable or writable by others"):
+        DeploymentKey.load()
+    assert mode(file) == 0o644
+
+
+# --- who owns the file and its directory ------------------------------------------------------
+
+OTHER_UID = 65534  # nobody; the tests run as root, which may give files away
+
+
+def test_a_key_file_owned_by_another_user_is_refused(tmp_path: Path) -> None:
+    # Another user who planted a key file (0600, theirs) chose the key: every secret sealed
+    # under it is theirs to open. Root can still read it, so only the owner check stops it.
+    file = tmp_path / "key"
+    file.write_text(RAW.hex())
+    file.chmod(0o600)
+    os.chown(file, OTHER_UID, OTHER_UID)
+    with pytest.raises(PermissionError) as caught:
+        DeploymentKey.load(file=file)
+    message = str(caught.value)
+    assert str(file) in message
+    assert f"uid {OTHER_UID}" in message
+    assert "must be this user's own" in message
+    assert RAW.hex() not in message
+
+
+def test_the_default_key_file_owned_by_another_user_is_refused() -> None:
+    DeploymentKey.load()
+    file = state_directory() / "key"
+    os.chown(file, OTHER_UID, OTHER_UID)
+    with pytest.raises(PermissionError, match=f"{file}.*uid {OTHER_UID}"):
+        DeploymentKey.load()
+
+
+@pytest.mark.parametrize("bits", [0o755, 0o750, 0o705, 0o777, 0o1777])
+def test_a_loose_state_directory_is_tightened_and_said(
+    bits: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    directory = state_directory()
+    directory.mkdir(parents=True)
+    directory.chmod(bits)
+    with caplog.at_level(logging.WARNING, logger="mcp_elicit.server.keys"):
+        key = DeploymentKey.load()
+    assert mode(directory) == 0o700
+    (record,) = caplog.records
+    said = record.getMessage()
+    assert str(directory) in said
+    assert f"{bits:04o}" in said
+    assert "owner-only" in said
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mcp_elicit.server.keys"):
+        assert same(DeploymentKey.load(), key)
+    assert caplog.records == [], "said once, when tightened"
+
+
+def test_an_owner_only_state_directory_is_left_as_it_is(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    directory = state_directory()
+    directory.mkdir(parents=True)
+    directory.chmod(0o700)
+    with caplog.at_level(logging.WARNING, logger="mcp_elicit.server.keys"):
+        DeploymentKey.load()
+    assert mode(directory) == 0o700
+    assert caplog.records == []
+
+
+def test_a_state_directory_owned_by_another_user_is_refused() -> None:
+    directory = state_directory()
+    directory.mkdir(parents=True, mode=0o700)
+    os.chown(directory, OTHER_UID, OTHER_UID)
+    with pytest.raises(PermissionError) as caught:
+        DeploymentKey.load()
+    message = str(caught.value)
+    assert str(directory) in message
+    assert f"uid {OTHER_UID}" in message
+    assert not (directory / "key").exists(), "nothing written into another user's directory"
+
+
+@pytest.mark.parametrize("bits", [0o777, 0o1777, 0o775, 0o757])
+def test_a_chosen_directory_others_can_write_is_refused_and_left_alone(
+    tmp_path: Path, bits: int
+) -> None:
+    # file= somewhere like /tmp: another user could swap the key file for one of theirs.
+    directory = tmp_path / "shared"
+    directory.mkdir()
+    directory.chmod(bits)
+    with pytest.raises(PermissionError) as caught:
+        DeploymentKey.load(file=directory / "key")
+    message = str(caught.value)
+    assert str(directory) in message
+    assert f"{bits:04o}" in message
+    assert mode(directory) == bits, "a directory the operator chose is never changed"
+    assert not (directory / "key").exists()
+
+
+def test_a_chosen_directory_others_can_only_read_is_accepted(tmp_path: Path) -> None:
+    # Like /etc/mcp-elicit: others may list it; the file itself stays owner-only.
+    directory = tmp_path / "etc"
+    directory.mkdir()
+    directory.chmod(0o755)
+    DeploymentKey.load(file=directory / "key")
+    assert mode(directory) == 0o755
+    assert mode(directory / "key") == 0o600
+
+
+def test_a_chosen_directory_owned_by_another_user_is_refused(tmp_path: Path) -> None:
+    directory = tmp_path / "theirs"
+    directory.mkdir(mode=0o700)
+    os.chown(directory, OTHER_UID, OTHER_UID)
+    with pytest.raises(PermissionError, match=f"{directory}.*uid {OTHER_UID}"):
+        DeploymentKey.load(file=directory / "key")
 
 
 def load_in_threads(file: Path, count: int) -> list[DeploymentKey]:

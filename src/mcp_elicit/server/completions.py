@@ -15,7 +15,9 @@ rules table says which (``RevisionRules.completion``):
 - ``"retry"`` (2026-07-28): no message at all; the client's retry is the signal. It comes as
   soon as the person agrees to open the link, while they are most likely still on the page, so
   the retry is held for ``url_resume_wait`` (:meth:`Completions.hold`,
-  :meth:`Completions.resume_linked`) rather than showing them the same link again.
+  :meth:`Completions.resume_linked`) rather than showing them the same link again. At most
+  ``max_held`` retries are held at once (:data:`DEFAULT_MAX_HELD`); past that a retry is
+  answered at once with the link asked for again, as if the page were not done yet.
 - ``"none"`` (2025-06-18): no URL mode, nothing to tell.
 
 What is sent, and when (2025-11-25, "Completion Notifications for URL Mode Elicitation"):
@@ -72,6 +74,13 @@ DEFAULT_URL_RESUME_WAIT = 20.0
 """2026-07-28: how long a retry after "I opened the link" is held while the person is still
 on the page, before the link is asked for again."""
 
+DEFAULT_MAX_HELD = 1_000
+"""2026-07-28: retries held at once. Each holds an open request (a connection, a task and a
+store wait) for up to ``url_resume_wait``, so without a cap a client that keeps retrying, or
+many people opening links at once, would pin the server's connections. Past the cap a retry
+is not held: it gets the link again at once (what it gets anyway when the page is not done),
+and the client asks again. Logged once per run."""
+
 MAX_WATCHED_FLOWS = 10_000
 """Flows watched at once. Each costs a store read per pass and holds its sessions until the
 flow finishes or expires, so an unbounded map would let a client that keeps calling a -32042
@@ -116,10 +125,17 @@ class Completions:
         flows: Callable[[], Flows],
         *,
         url_resume_wait: float = DEFAULT_URL_RESUME_WAIT,
+        max_held: int = DEFAULT_MAX_HELD,
         user_of: Callable[[ServerRequestContext[Any, Any]], str | None] = lambda ctx: None,
     ) -> None:
         self._flows = flows
         self.url_resume_wait = url_resume_wait
+        self.max_held = max_held
+        self.held = 0
+        """Retries held right now."""
+        self.not_held = 0
+        """Retries answered at once because ``max_held`` were held already (since the start)."""
+        self._said_full = False
         self._user_of = user_of
         self._tasks: anyio.abc.TaskGroup | None = None
         self._watcher: CompletionWatcher | None = None
@@ -134,6 +150,7 @@ class Completions:
             self._tasks = None
             # Its sessions belonged to this run; a later run starts a watcher of its own.
             self._watcher = None
+            self._said_full = False
 
     # -- after a pushed link (2025-11-25, the URL-mode draft) -----------------------------------
 
@@ -215,13 +232,35 @@ class Completions:
 
     async def hold(self, flow: FlowRecord) -> FlowRecord:
         """The client retried as soon as the person agreed to open the link of ``flow``:
-        give the flow ``url_resume_wait`` to finish before the link is asked for again."""
+        give the flow ``url_resume_wait`` to finish before the link is asked for again. With
+        ``max_held`` retries held already, ``flow`` as it is, at once."""
         if flow.status.finished or self.url_resume_wait <= 0:
             return flow
+        if self.held >= self.max_held:
+            self._not_held(flow)
+            return flow
+        self.held += 1
         try:
             return await self._flows().wait(flow.id, timeout=self.url_resume_wait)
         except FlowNotFound:  # swept meanwhile: the caller asks again, with a fresh flow
             return flow
+        finally:
+            self.held -= 1
+
+    def _not_held(self, flow: FlowRecord) -> None:
+        self.not_held += 1
+        if self._said_full:
+            logger.debug("flow %s: the retry is not held (%d held already)", flow.id, self.held)
+            return
+        # Once per run: under a flood a line per retry would be a flood of its own.
+        self._said_full = True
+        logger.warning(
+            "flow %s: the retry after its link is answered at once with the link again, not "
+            "held: %d retries are held already (max_held_retries; said once, the rest at "
+            "DEBUG)",
+            flow.id,
+            self.max_held,
+        )
 
     async def resume_linked(self, round_: Round) -> None:
         """Before a retry that follows a raised ``UrlRequired`` link the person agreed to

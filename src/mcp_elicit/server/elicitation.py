@@ -27,11 +27,12 @@ and new methods at construction only, so that path goes through ``mcp_elicit._sd
 from __future__ import annotations
 
 import contextlib
-import ipaddress
+import inspect
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
 import anyio
@@ -50,6 +51,7 @@ from mcp_elicit.protocol import ProtocolVersion
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
 from mcp_elicit.server.completions import (
     COMPLETION_TASK,
+    DEFAULT_MAX_HELD,
     DEFAULT_URL_RESUME_WAIT,
     TrackParams,
 )
@@ -58,6 +60,7 @@ from mcp_elicit.server.keys import DeploymentKey
 from mcp_elicit.server.links import PAGES_PREFIX
 from mcp_elicit.server.middleware import ElicitationMiddleware
 from mcp_elicit.server.pages import hosted_pages, page_hosts
+from mcp_elicit.server.pages.hosts import check_transport, is_loopback_host
 from mcp_elicit.server.runtime import DEFAULT_FLOW_TTL, Runtime, Settings, default_store_url
 from mcp_elicit.server.scope import current_scope
 from mcp_elicit.server.vault import Vault
@@ -73,6 +76,7 @@ __all__ = [
     "COMPLETION_TASK",
     "DEFAULT_FLOW_TTL",
     "DEFAULT_STATE_TTL",
+    "DEFAULT_UVICORN_OPTIONS",
     "Elicitation",
     "default_store_url",
 ]
@@ -92,6 +96,8 @@ class Elicitation:
     draft (SEP-1036) to 2025-06-18 clients that declare URL mode. ``url_resume_wait``:
     on 2026-07-28, how long the retry that follows "I opened the link" is held while the
     person is still on the page (seconds, default 20) before the link is asked for again.
+    ``max_held_retries``: how many such retries are held at once (default 1000); past that
+    one gets the link again at once.
     """
 
     def __init__(
@@ -106,6 +112,7 @@ class Elicitation:
         flow_ttl: float = DEFAULT_FLOW_TTL,
         url_draft: bool = False,
         url_resume_wait: float = DEFAULT_URL_RESUME_WAIT,
+        max_held_retries: int = DEFAULT_MAX_HELD,
     ) -> None:
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
@@ -122,6 +129,9 @@ class Elicitation:
             settings=Settings(url_draft=url_draft, url_resume_wait=url_resume_wait),
             flow_ttl=flow_ttl,
         )
+        if max_held_retries < 0:
+            raise ValueError(f"max_held_retries must be 0 or more, not {max_held_retries}")
+        self.runtime.completions.max_held = max_held_retries
         if public_url:
             self.public_url = public_url
         self.request_state_security = RequestStateSecurity(
@@ -263,11 +273,20 @@ class Elicitation:
 
     # -- the hosted pages --------------------------------------------------------------------
 
-    def pages_app(self, *, loopback_port: int | None = None) -> Starlette:
+    def pages_app(
+        self, *, loopback_port: int | None = None, allow_insecure_http: bool = False
+    ) -> Starlette:
         """The hosted pages, answering only requests whose ``Host`` names this server:
         ``public_url``'s host (read on each request, so it may be set after this call) and,
         with ``loopback_port``, ``127.0.0.1``, ``localhost`` and ``[::1]`` on that port.
-        Any other ``Host`` gets 400: see ``pages/hosts.py`` for why."""
+        Any other ``Host`` gets 400: see ``pages/hosts.py`` for why.
+
+        A ``public_url`` already set must be https unless its host is loopback (``ValueError``
+        otherwise); ``allow_insecure_http`` allows plain http, for development only."""
+        check_transport(public_url=self.public_url, allow_insecure_http=allow_insecure_http)
+        return self._pages(loopback_port)
+
+    def _pages(self, loopback_port: int | None) -> Starlette:
         return hosted_pages(
             flows=self.flows,
             vault=self.vault,
@@ -279,13 +298,18 @@ class Elicitation:
             ),
         )
 
-    def mount(self, app: Starlette, *, loopback_port: int | None = None) -> None:
+    def mount(
+        self,
+        app: Starlette,
+        *,
+        loopback_port: int | None = None,
+        allow_insecure_http: bool = False,
+    ) -> None:
         """Serve the hosted pages under ``/elicit`` of ``app`` (the Streamable HTTP app).
         ``loopback_port``: the port ``app`` listens on when it is bound to loopback (see
-        :meth:`pages_app`)."""
-        app.router.routes.insert(
-            0, Mount(PAGES_PREFIX, app=self.pages_app(loopback_port=loopback_port))
-        )
+        :meth:`pages_app`, which says what ``allow_insecure_http`` allows)."""
+        pages = self.pages_app(loopback_port=loopback_port, allow_insecure_http=allow_insecure_http)
+        app.router.routes.insert(0, Mount(PAGES_PREFIX, app=pages))
 
     # -- running -----------------------------------------------------------------------------
 
@@ -316,11 +340,33 @@ class Elicitation:
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
+        allow_insecure_http: bool = False,
+        uvicorn_options: Mapping[str, Any] | None = None,
     ) -> None:
         """Run the server with everything elicitation needs (blocking). ``server`` may be left
         out when it was given to the constructor (``run("streamable-http")`` then works
-        too)."""
-        anyio.run(lambda: self.run_async(server, transport, host=host, port=port))
+        too).
+
+        Off loopback the hosted pages need https: ``host`` other than loopback needs an
+        ``https://`` ``public_url`` (the proxy that terminates TLS), and a ``public_url`` of
+        ``http://`` must name a loopback host; ``allow_insecure_http=True`` (or
+        ``MCP_ELICIT_ALLOW_INSECURE_HTTP=1``) lifts that, for development only.
+
+        ``uvicorn_options``: ``uvicorn.Config`` settings for ``"streamable-http"``, over
+        :data:`DEFAULT_UVICORN_OPTIONS` (keep-alive 75 s, docs/deployment.md says why):
+        ``timeout_keep_alive``, ``limit_concurrency``, ``backlog``,
+        ``h11_max_incomplete_event_size``, ``ssl_certfile``, ... (not ``host``, ``port``,
+        ``app``, ``lifespan``, ``workers`` or ``reload``, which are run's)."""
+        anyio.run(
+            lambda: self.run_async(
+                server,
+                transport,
+                host=host,
+                port=port,
+                allow_insecure_http=allow_insecure_http,
+                uvicorn_options=uvicorn_options,
+            )
+        )
 
     async def run_async(
         self,
@@ -329,7 +375,10 @@ class Elicitation:
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
+        allow_insecure_http: bool = False,
+        uvicorn_options: Mapping[str, Any] | None = None,
     ) -> None:
+        """:meth:`run`, in a running event loop."""
         if isinstance(server, str):  # run("streamable-http") on the installed server
             server, transport = None, server
         if server is not None and (self._server is None or self._server.server is not server):
@@ -338,20 +387,32 @@ class Elicitation:
         if served is None:
             raise RuntimeError("run(server): no server was given")
         if transport == "stdio":
+            if uvicorn_options:
+                raise ValueError(
+                    "uvicorn_options are for run(..., 'streamable-http'); a stdio server's "
+                    "pages on 127.0.0.1 serve one person and take none"
+                )
+            check_transport(public_url=self.public_url, allow_insecure_http=allow_insecure_http)
             async with self.running(serve_pages_on_loopback=True):
                 await served.run_stdio()
             return
-        if isinstance(self.identity, LocalIdentity) and not _is_loopback(host):
+        options = uvicorn_config_options(uvicorn_options)
+        if isinstance(self.identity, LocalIdentity) and not is_loopback_host(host):
             raise ValueError(
                 f"LocalIdentity is single-user: serving it on {host!r} would make every "
                 "caller and every browser the same user. Bind to 127.0.0.1, or pass an "
                 "identity that tells users apart (AccessTokenIdentity)"
             )
+        check_transport(
+            public_url=self.public_url, bind_host=host, allow_insecure_http=allow_insecure_http
+        )
         app = served.http_app()
         if self.public_url is None:
-            self.public_url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
-        self.mount(app, loopback_port=port if _is_loopback(host) else None)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+            scheme = "https" if options.get("ssl_certfile") else "http"
+            self.public_url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+        loopback_port = port if is_loopback_host(host) else None
+        self.mount(app, loopback_port=loopback_port, allow_insecure_http=allow_insecure_http)
+        config = uvicorn.Config(app, host=host, port=port, **options)
         async with self.running():
             await uvicorn.Server(config).serve()
 
@@ -367,7 +428,8 @@ class Elicitation:
         ours = self.public_url is None
         if ours:
             self.public_url = f"http://127.0.0.1:{port}"
-        app = Starlette(routes=[Mount(PAGES_PREFIX, app=self.pages_app(loopback_port=port))])
+        # Not pages_app(): whoever started this checked public_url (run_async does).
+        app = Starlette(routes=[Mount(PAGES_PREFIX, app=self._pages(port))])
         config = uvicorn.Config(
             app, log_config=None, log_level="warning", access_log=False, lifespan="off"
         )
@@ -479,8 +541,57 @@ class _LazyCodec:
         return self._made().unseal(token)
 
 
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return host == "localhost"
+# -- uvicorn -------------------------------------------------------------------------------------
+
+DEFAULT_UVICORN_OPTIONS: Mapping[str, Any] = MappingProxyType(
+    {
+        # uvicorn's own default is 5 s, the same as the idle pool of httpx (and so of the SDK's
+        # client): a client may reuse a connection just as the server closes it, and the call
+        # fails with a reset. The side that closes an idle connection must be the client, so
+        # the server waits longer than common clients' and proxies' pools (httpx 5 s; nginx's
+        # upstream keepalive_timeout and cloud load balancers 60 s): docs/deployment.md.
+        "timeout_keep_alive": 75,
+        "log_level": "warning",
+    }
+)
+"""What :meth:`Elicitation.run` gives ``uvicorn.Config`` unless ``uvicorn_options`` says
+otherwise."""
+
+_SET_BY_RUN = frozenset(
+    {
+        "app",
+        "host",
+        "port",
+        "uds",
+        "fd",
+        "lifespan",
+        "factory",
+        "workers",
+        "reload",
+        "reload_dirs",
+        "reload_delay",
+        "reload_includes",
+        "reload_excludes",
+    }
+)
+
+
+def uvicorn_config_options(given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``given`` over :data:`DEFAULT_UVICORN_OPTIONS`, checked against ``uvicorn.Config``:
+    a misspelt or an unusable option is a ``ValueError`` naming it, not a silent default."""
+    options = dict(DEFAULT_UVICORN_OPTIONS)
+    known = inspect.signature(uvicorn.Config).parameters
+    for name, value in (given or {}).items():
+        if name in _SET_BY_RUN:
+            raise ValueError(
+                f"uvicorn_options: {name!r} is not an option here: run() sets it (host and "
+                f"port are run's own arguments; workers and reload need uvicorn's command "
+                f"line, and the Streamable HTTP app needs its lifespan)"
+            )
+        if name not in known:
+            raise ValueError(
+                f"uvicorn_options: uvicorn.Config has no option {name!r} (uvicorn "
+                f"{uvicorn.__version__})"
+            )
+        options[name] = value
+    return options

@@ -7,6 +7,23 @@ setup: the key is created on first use in a file only its owner can read.
 
 Each use gets its own key through HKDF with a distinct ``info`` label, so a key leaked from
 one use (say, a CSRF token key in a debug dump) reveals nothing about the others.
+
+Who may touch the key file (POSIX), checked each time it is read:
+
+- the file belongs to this process's user and nobody else may read or write it (0600 or
+  stricter). Anything else is refused, never repaired: a file someone else owns holds a key
+  they chose, and a file that was readable by others may have been read already; only the
+  operator can tell, so the error says what is wrong and how to fix it (like ssh with a
+  private key);
+- the directory it sits in belongs to this process's user (or root) and nobody else may write
+  to it (whoever can write it can replace the key file with one of theirs). The library's own
+  state directory (:func:`state_directory`) must belong to this user, and if others may
+  enter or list it, it is tightened to owner-only with a logged warning rather than refused:
+  only its owner loses nothing by that, and it is what ssh-keygen does with ``~/.ssh``. A
+  directory the operator chose (``file=``) is never changed, only refused when others may
+  write to it.
+
+What we create is owner-only from the first instant: directories 0700, files 0600.
 """
 
 from __future__ import annotations
@@ -14,6 +31,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import logging
 import os
 import re
 import secrets
@@ -23,6 +41,8 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+logger = logging.getLogger(__name__)
 
 MIN_BYTES = 32
 _MAKE_ONE = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
@@ -64,7 +84,8 @@ class DeploymentKey:
                     f"encoded; make one with: {_MAKE_ONE}"
                 )
             return cls(raw)
-        return cls(_read_or_create(Path(file) if file is not None else default_key_file()))
+        path = Path(file) if file is not None else default_key_file()
+        return cls(_read_or_create(path))
 
     def derive(self, purpose: str) -> bytes:
         """A 32-byte key for one ``purpose`` ("vault", "request-state", "csrf", …)."""
@@ -124,6 +145,7 @@ def decode_key_text(text: str) -> bytes | None:
 
 
 def _read_or_create(path: Path) -> bytes:
+    _check_directory(path.parent, ours=path.parent == state_directory())
     try:
         return _read(path)
     except FileNotFoundError:
@@ -145,7 +167,16 @@ def _read(path: Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     with os.fdopen(fd, "rb") as f:
         # fstat on the open file: no window between the check and the read.
-        mode = os.fstat(f.fileno()).st_mode
+        status = os.fstat(f.fileno())
+        mode = status.st_mode
+        if os.name == "posix" and status.st_uid != os.geteuid():
+            raise PermissionError(
+                f"the key file {path} belongs to {_user(status.st_uid)}, not to the user this "
+                f"server runs as ({_user(os.geteuid())}): the key file must be this user's "
+                f"own, since whoever owns it chose the key and can read every stored "
+                f"secret. Remove it to make a new key (secrets stored under the old one "
+                f"become unreadable), or give it to this user: chown {os.geteuid()} {path}"
+            )
         if os.name == "posix" and mode & 0o077:
             raise PermissionError(
                 f"the key file {path} is readable or writable by others "
@@ -161,6 +192,55 @@ def _read(path: Path) -> bytes:
             f"made with: {_MAKE_ONE}"
         )
     return raw
+
+
+def _check_directory(directory: Path, *, ours: bool) -> None:
+    """The rules for the key file's directory (see the module docstring). ``ours``: the
+    library's state directory, which is tightened when loose instead of refused."""
+    if os.name != "posix":
+        return
+    try:
+        status = os.stat(directory)
+    except FileNotFoundError:
+        return  # made owner-only by _create
+    me = os.geteuid()
+    owners = {me} if ours else {me, 0}
+    if status.st_uid not in owners:
+        rule = "this user's own" if ours else "this user's own, or root's"
+        raise PermissionError(
+            f"the key file's directory {directory} belongs to {_user(status.st_uid)}, not to "
+            f"the user this server runs as ({_user(me)}): it must be {rule}, since its owner "
+            f"can replace the key file. Give it to this user (chown -R {me} {directory}; a "
+            f"server run once with sudo leaves it root's), or set MCP_ELICIT_KEY"
+        )
+    mode = stat.S_IMODE(status.st_mode)
+    if not mode & 0o077:
+        return
+    if ours:
+        os.chmod(directory, mode & 0o700)
+        logger.warning(
+            "the key file's directory %s was open to other users (permissions %04o); it is "
+            "now owner-only (%04o), as the directory of a key file must be",
+            directory,
+            mode,
+            mode & 0o700,
+        )
+    elif mode & 0o022:
+        raise PermissionError(
+            f"the key file's directory {directory} can be written by other users "
+            f"(permissions {mode:04o}), who could replace the key file with one of theirs. "
+            f"Keep the key file in a directory only its owner can write to (chmod go-w "
+            f"{directory}), or set MCP_ELICIT_KEY"
+        )
+
+
+def _user(uid: int) -> str:
+    try:
+        import pwd
+
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
 
 
 def _parse_file(content: bytes) -> bytes | None:

@@ -11,6 +11,12 @@ pages need their own check.
 The allow-list: ``127.0.0.1``, ``localhost`` and ``[::1]`` on the port the pages listen on
 when they are on loopback, and the host (and port) of ``public_url`` when one is set.
 
+Off loopback the pages need https (:func:`check_transport`): a secret typed into a page served
+over plain http crosses the network readable by anyone on the path, and so do the page's CSRF
+cookie and token. Loopback http never leaves the machine, so it stays allowed: it is how a
+stdio server serves its pages. Development on a LAN may opt in to plain http
+(``allow_insecure_http=True``, or :data:`INSECURE_HTTP_VARIABLE` set to ``1``).
+
 Starlette's ``TrustedHostMiddleware`` is not used: it drops the port before comparing (any
 port passes) and cuts ``[::1]:8000`` at its first colon. The port matters here because the
 same-origin check builds this server's origin from ``Host``: pinning ``Host`` to exactly the
@@ -20,7 +26,9 @@ addresses the pages are reached at pins that origin too.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import logging
+import os
 from collections.abc import Callable, Collection
 from urllib.parse import urlsplit
 
@@ -33,6 +41,10 @@ logger = logging.getLogger(__name__)
 AllowedHosts = Collection[str] | Callable[[], Collection[str]]
 """``Host`` values to accept (lower case), or a function returning them on each request (for
 a ``public_url`` that is set after the app is built)."""
+
+INSECURE_HTTP_VARIABLE = "MCP_ELICIT_ALLOW_INSECURE_HTTP"
+"""Set to ``1`` (or ``true``, ``yes``): serve the pages over plain http off loopback, for
+development only; the same as ``allow_insecure_http=True``."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -74,6 +86,57 @@ def _hosts_of_url(url: str) -> set[str]:
         name = f"[{name}]"
     default_port = _DEFAULT_PORTS[scheme]
     return _host_values(name, parts.port or default_port, default_port)
+
+
+def is_loopback_host(host: str) -> bool:
+    """An address or name that never leaves this machine: 127.0.0.0/8, ``::1``, ``localhost``
+    and names under it (RFC 6761, which browsers resolve to loopback themselves)."""
+    host = host.strip("[]").lower().rstrip(".")
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost" or host.endswith(".localhost")
+
+
+def insecure_http_allowed(allow_insecure_http: bool = False) -> bool:
+    """``allow_insecure_http``, or the :data:`INSECURE_HTTP_VARIABLE` opt-in."""
+    flag = os.environ.get(INSECURE_HTTP_VARIABLE, "").strip().lower()
+    return allow_insecure_http or flag in ("1", "true", "yes")
+
+
+def check_transport(
+    *,
+    public_url: str | None,
+    bind_host: str | None = None,
+    allow_insecure_http: bool = False,
+) -> None:
+    """Refuse (``ValueError``, naming the setting) pages that would be reached over plain http
+    from another machine: a ``public_url`` of ``http://`` on a host that is not loopback, or
+    a server bound to a host that is not loopback (``bind_host``) with no ``public_url``
+    (the address people open, behind the proxy that terminates TLS)."""
+    if insecure_http_allowed(allow_insecure_http):
+        return
+    fix = (
+        f"or, for development only, pass allow_insecure_http=True (or set "
+        f"{INSECURE_HTTP_VARIABLE}=1)"
+    )
+    if bind_host is not None and not is_loopback_host(bind_host) and public_url is None:
+        raise ValueError(
+            f"serving on host {bind_host!r} (not loopback) needs public_url, the https:// "
+            f"address people open the hosted pages at (a TLS-terminating proxy in front of "
+            f"this server): without it the pages, and the secrets typed into them, would "
+            f"travel over plain http. Set public_url='https://...', {fix}"
+        )
+    if public_url is None:
+        return
+    parts = urlsplit(public_url)
+    if parts.scheme.lower() == "http" and not is_loopback_host(parts.hostname or ""):
+        raise ValueError(
+            f"public_url {public_url!r} serves the hosted pages over plain http to other "
+            f"machines: a secret typed there would cross the network readable by anyone on "
+            f"the path. Use an https:// public_url (TLS at a proxy in front of this "
+            f"server), {fix}"
+        )
 
 
 class HostCheck:

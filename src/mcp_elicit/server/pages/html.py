@@ -19,10 +19,19 @@ needs no script, but a page that reloads itself under a screen reader's cursor f
 2.2.1 (axe-core's ``meta-refresh`` rule, impact critical); a "Check again" link does the job.
 
 The secret's value is never a parameter of any function here: nothing can echo it.
+
+The texts shown are other people's: the server's name, the server author's message and the
+secret's label, the client's name. A bidirectional control in them (U+202E RIGHT-TO-LEFT
+OVERRIDE and the rest of the "Trojan Source" set) would reorder what the person reads around
+it, on a page whose whole point is to say truthfully who asks for what; a zero-width or other
+invisible character would hide a difference. So :func:`_e`, which every interpolated value
+goes through, also writes each such character out as ``\\u{202e}``, the way the client's
+terminal and web renderers show them: visible, and harmless.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from html import escape
 from urllib.parse import quote
 
@@ -67,8 +76,31 @@ _SOME_APP = "the app you were using"
 _SOME_ANSWER = "an answer"
 
 
+# Controls (Cc), format characters (Cf: every bidi control, the zero-width ones), line and
+# paragraph separators, lone surrogates. A newline stays (the message keeps its line breaks);
+# a tab becomes a space.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+
+def _shown(text: str) -> str:
+    """``text`` with every character that reorders or hides text written out as ``\\u{…}``."""
+    if text.isascii() and text.isprintable():
+        return text  # the usual case, at no cost
+    out = []
+    for char in text:
+        if char == "\n":
+            out.append(char)
+        elif char == "\t":
+            out.append(" ")
+        elif unicodedata.category(char) in _HIDDEN_CATEGORIES:
+            out.append(f"\\u{{{ord(char):04x}}}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    return escape(_shown(str(text)), quote=True)
 
 
 def flow_url(base: str, flow_id: str) -> str:
