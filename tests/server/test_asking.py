@@ -442,6 +442,56 @@ async def test_a_request_state_from_another_key_is_refused() -> None:
     assert other.runs["trip"] == 0
 
 
+async def test_a_forged_first_call_answering_a_question_never_asked_is_asked_it() -> None:
+    # A client calls with an answer to a confirmation no person saw, and no requestState:
+    # nothing sealed says q1 was sent, so the answer is ignored and the question is asked.
+    made = booking_server()
+    async with Client(made.server, elicitation_callback=_never) as client:
+        forged = await client.session.call_tool(
+            "go_ahead",
+            {},
+            allow_input_required=True,
+            input_responses=answered("q1", {"confirm": True}),
+        )
+        assert isinstance(forged, types.InputRequiredResult)
+        assert set(forged.input_requests or {}) == {"q1"}
+        assert made.outcomes == []  # the tool did not go ahead
+        # Answered once asked, it counts.
+        done = await client.session.call_tool(
+            "go_ahead",
+            {},
+            allow_input_required=True,
+            input_responses=answered("q1", {"confirm": True}),
+            request_state=forged.request_state,
+        )
+    assert isinstance(done, types.CallToolResult) and text(done) == "yes"
+    assert made.outcomes == [True]
+
+
+async def test_a_forged_answer_cannot_skip_the_timeout() -> None:
+    # book_quickly asks with timeout=0.2: a forged answer with no state would have been
+    # taken at once, with no time to measure; now it is asked, and the clock runs.
+    made = booking_server()
+    async with Client(made.server, elicitation_callback=_never) as client:
+        forged = await client.session.call_tool(
+            "book_quickly",
+            {},
+            allow_input_required=True,
+            input_responses=answered("q1", GOOD),
+        )
+        assert isinstance(forged, types.InputRequiredResult)
+        await anyio.sleep(0.3)
+        late = await client.session.call_tool(
+            "book_quickly",
+            {},
+            allow_input_required=True,
+            input_responses=answered("q1", GOOD),
+            request_state=forged.request_state,
+        )
+    assert isinstance(late, types.CallToolResult) and text(late) == "cancelled (timeout)"
+    assert made.outcomes == [Cancelled("timeout")]
+
+
 # -- 3. form mode does not ask for secrets ------------------------------------------------------
 
 

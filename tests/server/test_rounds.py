@@ -129,9 +129,26 @@ def test_an_answer_recorded_for_another_question_is_not_restored() -> None:
     assert again.resolve("q1", OTHER_PIN, now=NOW) == Unanswered(None)
 
 
-def test_a_response_with_no_state_at_all_is_taken_on_its_merits() -> None:
+def test_a_response_with_no_state_at_all_is_not_an_answer() -> None:
+    # A first call that brings its own answer: nothing sealed says the question was sent,
+    # so the response is ignored and the question is asked (rules at the top of rounds).
     round_ = Round.from_request({"q1": ANSWER}, None)
-    assert round_.resolve(round_.next_key(), PIN, now=NOW) == Responded(ANSWER, None)
+    assert round_.resolve(round_.next_key(), PIN, now=NOW) == Unanswered(None)
+
+
+def test_a_response_to_a_question_the_state_never_asked_is_not_an_answer() -> None:
+    # The state asked q1; a response slipped in for q2 (never sent) does not answer q2.
+    retry = next_round(ask_first(), {"q1": ANSWER, "q2": ANSWER})
+    assert isinstance(retry.resolve(retry.next_key(), PIN, now=NOW), Responded)
+    assert retry.resolve(retry.next_key(), OTHER_PIN, now=NOW) == Unanswered(None)
+
+
+def test_a_response_without_a_record_is_not_timed_out_either_it_is_asked() -> None:
+    # Without an Asked record there is no time it was sent: it cannot skip timeout= by
+    # being taken at once; it is asked, and the timeout runs from then.
+    round_ = Round.from_request({"q1": ANSWER}, None)
+    standing = round_.resolve(round_.next_key(), PIN, now=NOW, timeout=0.0)
+    assert standing == Unanswered(None)
 
 
 def test_keys_follow_the_order_of_the_body_unless_the_author_names_them() -> None:

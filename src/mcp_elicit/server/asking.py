@@ -4,9 +4,13 @@
   shape of the client's revision (no ``mode`` on 2025-06-18, the schema converted).
 - 2026-07-28: an ``InputRequiredResult``, resumed when the client retries (``rounds``).
 
-Before asking, the client's declared modes are checked: a mode it did not declare is never
-sent. Answers are validated with the form model; a bad one becomes a tool error naming the
-field and the rule, or is asked again (``reask``).
+Before anything is sent, the question's wording is checked (``wording``: no URL outside a
+URL-mode ``url`` field, no message asking for a secret), then the client's declared modes: a
+mode it did not declare is never sent. Answers are validated with the form model; a bad one
+becomes a tool error naming the field and the rule, or is asked again (``reask``).
+
+Any request that may ask works the same: ``tools/call``, ``prompts/get`` and
+``resources/read`` (a push on the 2025 revisions, an ``InputRequiredResult`` on 2026-07-28).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from mcp_elicit.server.questions import (
     question_for_type,
 )
 from mcp_elicit.server.scope import RequestScope, current_scope
+from mcp_elicit.server.wording import check_form_message
 
 T = TypeVar("T")
 Fallback = Answer[T] | Callable[[], Answer[T] | Awaitable[Answer[T]]]
@@ -59,6 +64,7 @@ async def ask(
     fallback: Fallback[T] | None = None,
     reask: int = 0,
     key: str | None = None,
+    not_secret: bool = False,
 ) -> Answer[T]:
     """Ask the person for a ``tp`` (a dataclass, TypedDict or pydantic model), or for the
     answers to a ``requestedSchema`` given as a mapping (the value is then the content dict).
@@ -68,13 +74,24 @@ async def ask(
     returned (or called) when the client cannot show forms, instead of an error. ``reask``:
     how many times an invalid answer is asked again before it becomes an ``InvalidAnswer``.
     ``key`` names the question in a 2026-07-28 ``InputRequiredResult`` (default: its order
-    in the tool body, ``q1``, ``q2``, ...).
+    in the tool body, ``q1``, ``q2``, ...). ``not_secret``: the author's word that a message
+    which mentions a password, token or key does not ask for one (otherwise such a message
+    is a ``SecretInForm`` error, as a secret-looking field is).
+
+    A URL in the message or the form's text is a ``LinkInText`` error: links go in URL mode.
     """
     question: Question[Any] = (
         question_for_raw_schema(tp) if isinstance(tp, Mapping) else question_for_type(tp)  # type: ignore[arg-type]
     )
     return await ask_question(
-        ctx, question, message, timeout=timeout, fallback=fallback, reask=reask, key=key
+        ctx,
+        question,
+        message,
+        timeout=timeout,
+        fallback=fallback,
+        reask=reask,
+        key=key,
+        not_secret=not_secret,
     )
 
 
@@ -171,7 +188,9 @@ async def choose(
         if label is not None:
             prop["title"] = label
         schema = {"type": "object", "properties": {"choice": prop}, "required": ["choice"]}
-        return question_for_schema(schema, lambda content: content["choice"], title="choice")
+        return question_for_schema(
+            schema, lambda content: content["choice"], title="choice", where="choose()"
+        )
 
     question = cached_question(key, build, cache=_CHOICES)
     return await ask_question(ctx, question, message, timeout=timeout, fallback=fallback, reask=0)
@@ -186,12 +205,15 @@ async def ask_question(
     fallback: Fallback[T] | None,
     reask: int,
     key: str | None = None,
+    not_secret: bool = False,
 ) -> Answer[T]:
     """The one path every question takes."""
     if not isinstance(message, str) or not message.strip():
         raise ValueError("the message must say what is asked and why")
     if reask < 0:
         raise ValueError("reask must be 0 or more")
+    # Authoring errors, whoever the client is (even one a fallback would answer for).
+    check_form_message(message, question.form, not_secret=not_secret)
     scope = current_scope(ctx)
     peer = scope.peer
     if peer.revision is None or not peer.modes.form:
@@ -389,5 +411,6 @@ _CONFIRM: Question[bool] = question_for_schema(
     },
     lambda content: content["confirm"] is True,
     title="confirmation",
+    where="confirm()",
 )
 _CHOICES: dict[Any, Question[Any]] = {}

@@ -95,6 +95,19 @@ class SecretInForm(ToolError, ValueError):
     """
 
 
+class LinkInText(ToolError, ValueError):
+    """A URL where only a URL-mode request's ``url`` field may carry one: a question's
+    message, a field's title or description, an option, a default, or the message of a link.
+    An authoring error, raised by ``ask``/``confirm``/``choose`` (and ``ask_url``, ``secret``,
+    ``UrlRequired``) before anything is sent; its text names the place and the URL.
+
+    The URL-mode draft says MUST NOT, 2025-11-25 and 2026-07-28 SHOULD NOT: a link in text
+    reaches the person without the checks and the consent a client applies to ``url``, and a
+    renderer may make it clickable. A tool error like :class:`SecretInForm`, for the same
+    reason (whoever sees the failed call can pass it on); a ``ValueError`` (a bad argument).
+    """
+
+
 def describe_problems(message: str, problems: Sequence[Problem]) -> str:
     """``The answer to "Book a table?" is invalid: guests: must be 8 or less (it is 12)``."""
     details = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)

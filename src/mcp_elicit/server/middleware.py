@@ -12,6 +12,14 @@ client's revision expects.
 
 What :func:`serve` returns is an :class:`Outcome`; each adapter puts it in its framework's
 shape. Raised: ``MCPError`` for the protocol errors (-32042, -32604, -32021).
+
+Questions are asked the same way from a prompt (``prompts/get``) and a resource read
+(``resources/read``) as from a tool. Only a tool's errors have a result to go in
+(``isError``); the SDK turns any other exception from a prompt or a resource into a bare
+"Error rendering prompt" (code 0) or "Error creating resource" without our text. So there
+:func:`serve` finds our error behind the SDK's and raises it as an ``MCPError`` with its own
+text: -32603 for the author's mistakes (:class:`LinkInText`, :class:`SecretInForm`), -32600
+for a question this client cannot answer or answered wrongly.
 """
 
 from __future__ import annotations
@@ -22,13 +30,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit.protocol import ProtocolVersion, url_required_error
 from mcp_elicit.protocol.codes import ELICITATION_CREATE, INVALID_REQUEST
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Declined
+from mcp_elicit.server.errors import CannotAsk, InvalidAnswer, LinkInText, SecretInForm
 from mcp_elicit.server.runtime import Runtime
 from mcp_elicit.server.scope import RequestScope, entered, scope_for
 from mcp_elicit.server.url_mode import UrlRequired, consent_of, no_url_mode
@@ -83,6 +94,32 @@ async def serve(
             if pending_in is None:
                 raise
             return InputRequired(pending_in.result())
+        except Exception as failed:
+            ours = _our_error(failed) if request.method != "tools/call" else None
+            if ours is None:
+                raise
+            code = (
+                INTERNAL_ERROR if isinstance(ours, LinkInText | SecretInForm) else INVALID_REQUEST
+            )
+            raise MCPError(code, str(ours)) from failed
+
+
+_OURS = (CannotAsk, InvalidAnswer, LinkInText, SecretInForm)
+
+
+def _our_error(failed: BaseException) -> BaseException | None:
+    """Our error (raised by ``ask`` and the like) behind what the SDK made of it, else
+    ``None``. The SDK wraps a prompt's exception in ``ValueError``\\ s (``raise ... from``)
+    and a resource's in a ``ResourceError``, itself turned into an ``MCPError`` while it is
+    handled; an ``MCPError`` of ours (``CapabilityRequired``: -32021) passes as it is."""
+    found: BaseException | None = failed
+    if isinstance(found, MCPError):
+        found = found.__context__ if isinstance(found.__context__, ResourceError) else None
+    while isinstance(found, ValueError | ResourceError):
+        if isinstance(found, _OURS):
+            return found
+        found = found.__cause__
+    return found if isinstance(found, _OURS) and not isinstance(found, MCPError) else None
 
 
 async def _resume_after_link(runtime: Runtime, round_: rounds.Round) -> None:

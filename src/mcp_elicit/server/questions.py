@@ -2,6 +2,9 @@
 
 Built once per Python type (``ask``), or per set of options (``confirm``, ``choose``), and
 cached: the schema for a revision is computed on first use and then is a dictionary lookup.
+Building one refuses what form mode must not send, once: a field that looks like it asks for
+a secret (:class:`SecretInForm`) and a URL in a title, a description, an option or a default
+(:class:`~mcp_elicit.server.errors.LinkInText`, ``wording``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from mcp_elicit.forms import (
     schema_of,
 )
 from mcp_elicit.server.errors import NotExpressible, SecretInForm
+from mcp_elicit.server.wording import refuse_links_in_form
 
 T = TypeVar("T")
 
@@ -67,12 +71,15 @@ class Question(Generic[T]):
 def question_for_type(tp: Any) -> Question[Any]:
     """The question for a dataclass, TypedDict or pydantic model (cached per type).
 
-    Raises ``SchemaBuildError`` for a type no revision can ask for, and :class:`SecretInForm`
-    for a field that looks like a secret and is not marked ``NotSecret``.
+    Raises ``SchemaBuildError`` for a type no revision can ask for, :class:`SecretInForm`
+    for a field that looks like a secret and is not marked ``NotSecret``, and ``LinkInText``
+    for a URL in a field's text.
     """
     name = getattr(tp, "__name__", repr(tp))
     latest = schema_of(tp, revision=_LATEST)
     refuse_secrets(latest, allowed=_not_secret_fields(tp), where=name, markable=True)
+    form = Form.from_schema(latest)
+    refuse_links_in_form(form, where=name)
     adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(tp)
     fill = _needs_none(tp, [f.name for f in fields_of(tp) if not f.required])
 
@@ -82,16 +89,22 @@ def question_for_type(tp: Any) -> Question[Any]:
     return Question(
         title=name,
         _schema=lambda revision: schema_of(tp, revision=revision),
-        form=Form.from_schema(latest),
+        form=form,
         to_value=to_value,
     )
 
 
 def question_for_schema(
-    schema: Mapping[str, Any], to_value: Callable[[dict[str, Any]], T], *, title: str
+    schema: Mapping[str, Any],
+    to_value: Callable[[dict[str, Any]], T],
+    *,
+    title: str,
+    where: str | None = None,
 ) -> Question[T]:
-    """A question from a schema in the latest shapes (``confirm``, ``choose``)."""
+    """A question from a schema in the latest shapes (``confirm``, ``choose``); ``where``
+    names its maker in an error (``"choose()"``)."""
     form = Form.from_schema(schema)
+    refuse_links_in_form(form, where=where or title)
     return Question(
         title=title,
         _schema=lambda revision: convert(schema, to=revision),
@@ -112,6 +125,7 @@ def question_for_raw_schema(schema: Mapping[str, Any]) -> Question[dict[str, Any
         frozen = copy.deepcopy(dict(schema))
         form = Form.from_schema(frozen)  # InvalidSchema if no revision accepts it
         refuse_secrets(frozen, allowed=(), where="requestedSchema", markable=False)
+        refuse_links_in_form(form, where="requestedSchema")
 
         def in_revision(revision: str) -> Mapping[str, Any]:
             if not check_schema(frozen, revision=revision):

@@ -16,6 +16,13 @@ Questions are named by a key (their order in the body, ``q1``, ``q2``, ..., or t
 question it answers, so a body that asks something else on a later round (a redeploy, a
 branch on data) asks afresh instead of taking an answer to a different question.
 
+**An answer counts only for a question the sealed state shows was sent.** ``inputResponses``
+are the client's word; the ``requestState`` is ours (sealed, bound to this call and user). A
+response under a key the state has no :class:`Asked` record for, with the same pin, is
+ignored and the question is asked: otherwise a client could answer a question no person was
+shown, on a first call with no ``requestState`` at all (a confirmation nobody saw would count,
+and ``timeout=`` would be skipped, since it is measured from the time the state records).
+
 Per key, the state carries at most one record:
 
 - nothing: never asked, or asked something else;
@@ -27,12 +34,12 @@ Per key, the state carries at most one record:
 
 1. recorded with the same pin → :class:`Restored`: the answer as recorded, nothing is asked;
    recorded with another pin → the body asks something else now: go on as if never asked;
-2. asked with the same pin (or not asked at all) and a response has come →
-   :class:`TimedOut` when it came more than ``timeout`` seconds after the question was sent,
-   else :class:`Responded`. A response with no record of its key at all (a client retrying
-   without ``requestState``) is taken on its merits;
+2. asked with the same pin and a response has come → :class:`TimedOut` when it came more
+   than ``timeout`` seconds after the question was sent, else :class:`Responded`;
 3. otherwise → :class:`Unanswered`: ask, carrying over the tries and the note of the last
-   time this same question was sent (an ask of another pin carries nothing).
+   time this same question was sent (an ask of another pin carries nothing). A response
+   with no :class:`Asked` record of this question behind it (no ``requestState``, or one
+   that never asked it) lands here: it is ignored, and the question is asked.
 
 What the caller does with a response, and records (:meth:`Round.record`) or asks
 (:meth:`Round.ask`):
@@ -197,14 +204,14 @@ class Restored:
 
 @dataclass(frozen=True, slots=True)
 class Responded:
-    """The client's response to this question (``asked``: what was sent, when known)."""
+    """The client's response to this question (``asked``: the sealed record of its sending)."""
 
     response: Mapping[str, Any]
-    asked: Asked | None
+    asked: Asked
 
     @property
     def tries(self) -> int:
-        return self.asked.tries if self.asked is not None else 0
+        return self.asked.tries
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,13 +281,15 @@ class Round:
         if recorded is not None and recorded.pin == pin:
             return Restored(recorded)
         asked = self.asked.get(key)
-        same = asked is not None and asked.pin == pin
+        if asked is None or asked.pin != pin:
+            # Never sent, as far as the sealed state shows: any response is not an answer.
+            return Unanswered(None)
         response = self.responses.get(key)
-        if (asked is None or same) and isinstance(response, Mapping):
-            if same and asked is not None and timeout is not None and now > asked.at + timeout:
+        if isinstance(response, Mapping):
+            if timeout is not None and now > asked.at + timeout:
                 return TimedOut(asked)
             return Responded(response, asked)
-        return Unanswered(asked if same else None)
+        return Unanswered(asked)
 
     def record(self, key: str, recorded: Recorded) -> None:
         """Keep an answer for the rounds to come."""
