@@ -33,6 +33,7 @@ from mcp_elicit.stores import (
     SealedSecret,
     Store,
     StoreError,
+    TooManyFlows,
 )
 
 StoreFactory = Callable[[Path], AbstractAsyncContextManager[Store]]
@@ -70,6 +71,7 @@ def flow(
     updated_at: float = NOW,
     expires_at: float = LATER,
     details: Mapping[str, Any] | None = None,
+    server: str = "",
 ) -> FlowRecord:
     return FlowRecord(
         id=flow_id,
@@ -80,7 +82,13 @@ def flow(
         updated_at=updated_at,
         expires_at=expires_at,
         details={"message": "hello"} if details is None else details,
+        server=server,
     )
+
+
+def sealed(user: str = "user-1", name: str = "api_key", value: bytes = b"x", **kw: Any) -> Any:
+    """A vault entry (``server`` and ``created_at`` by keyword)."""
+    return SealedSecret(user, name, value, kw.get("created_at", NOW), kw.get("server", "srv"))
 
 
 class StoreContract:
@@ -97,7 +105,7 @@ class StoreContract:
     # --- flows: create and get ----------------------------------------------------------------
 
     async def test_create_then_get_round_trips_every_field(self, store: Store) -> None:
-        record = flow(details=DETAILS)
+        record = flow(details=DETAILS, server='["weather","/srv/w/main.py"] é')
         await store.create_flow(record)
         got = await store.get_flow(record.id)
         assert got == record
@@ -288,53 +296,200 @@ class StoreContract:
         assert await store.purge_flows(NOW + 2) == 1
         assert await store.get_flow("flow-1") is None
 
+    # --- flows: the limit on live flows per owner ---------------------------------------------
+
+    async def test_create_with_a_limit_refuses_past_it(self, store: Store) -> None:
+        for i in range(3):
+            await store.create_flow(flow(f"f{i}", server="s"), limit=3)
+        with pytest.raises(TooManyFlows) as raised:
+            await store.create_flow(flow("f3", server="s"), limit=3)
+        assert raised.value.limit == 3 and isinstance(raised.value, StoreError)
+        assert await store.get_flow("f3") is None
+        # Another user, another server, or no limit: not counted against this owner.
+        await store.create_flow(flow("other-user", user="user-2", server="s"), limit=3)
+        await store.create_flow(flow("other-server", server="t"), limit=3)
+        await store.create_flow(flow("no-limit", server="s"))
+        # A taken id is still FlowExists, limit or not.
+        with pytest.raises(FlowExists):
+            await store.create_flow(flow("f0", server="s"), limit=100)
+
+    async def test_the_limit_counts_only_live_unexpired_flows(self, store: Store) -> None:
+        for status in FlowStatus:
+            if status not in LIVE:
+                await store.create_flow(flow(f"done-{status}", status=status, server="s"))
+        await store.create_flow(flow("overdue", expires_at=NOW, server="s"))  # not after NOW
+        await store.create_flow(flow("opened", status=FlowStatus.OPENED, server="s"))
+        await store.create_flow(flow("new", server="s"), limit=2)
+        with pytest.raises(TooManyFlows):
+            await store.create_flow(flow("one-too-many", server="s"), limit=2)
+        # Later, past the live flows' expiry, they no longer count either.
+        await store.create_flow(flow("later", server="s", created_at=LATER), limit=1)
+
+    async def test_concurrent_creates_never_pass_the_limit(self, store: Store) -> None:
+        refused: list[str] = []
+
+        async def create(i: int) -> None:
+            try:
+                await store.create_flow(flow(f"f{i}", server="s"), limit=5)
+            except TooManyFlows:
+                refused.append(f"f{i}")
+
+        async with anyio.create_task_group() as group:
+            for i in range(20):
+                group.start_soon(create, i)
+        assert len(refused) == 15
+        stored = [i for i in range(20) if await store.get_flow(f"f{i}") is not None]
+        assert len(stored) == 5
+
+    # --- flows: completing with a result, in one step -----------------------------------------
+
+    @pytest.mark.parametrize("status", sorted(LIVE))
+    async def test_complete_flow_keeps_the_result_and_the_secret(
+        self, store: Store, status: FlowStatus
+    ) -> None:
+        await store.create_flow(flow(status=status, server="s", details=DETAILS))
+        entry = sealed(server="s", value=b"\x00entry\xff")
+        done = await store.complete_flow("flow-1", now=NOW + 5, result=b"\x00r\xff", secret=entry)
+        assert done == FlowRecord(
+            "flow-1",
+            "user-1",
+            "connect",
+            FlowStatus.COMPLETED,
+            NOW,
+            NOW + 5,
+            LATER,
+            DETAILS,
+            "s",
+        )
+        assert type(done.updated_at) is float
+        assert await store.get_flow("flow-1") == done
+        result = await store.flow_result("flow-1")
+        assert result == b"\x00r\xff" and type(result) is bytes
+        assert await store.get_secret("user-1", "api_key", server="s") == entry
+
+    async def test_complete_flow_without_a_result_or_a_secret(self, store: Store) -> None:
+        await store.create_flow(flow())
+        done = await store.complete_flow("flow-1", now=NOW + 1)
+        assert done is not None and done.status is FlowStatus.COMPLETED
+        assert await store.flow_result("flow-1") is None
+
+    @pytest.mark.parametrize(
+        ("status", "now"),
+        [
+            (FlowStatus.COMPLETED, NOW + 1),
+            (FlowStatus.DECLINED, NOW + 1),
+            (FlowStatus.EXPIRED, NOW + 1),
+            (FlowStatus.PENDING, LATER),  # at the second of its expiry: too late
+            (FlowStatus.OPENED, LATER + 1),
+        ],
+    )
+    async def test_complete_flow_of_a_flow_that_is_not_live_writes_nothing(
+        self, store: Store, status: FlowStatus, now: float
+    ) -> None:
+        """A Save that lost to a Decline, or to the expiry: the flow is unchanged, and neither
+        the result nor the secret is stored (break 2 of issue 13)."""
+        before = flow(status=status, server="s")
+        await store.create_flow(before)
+        entry = sealed(server="s")
+        assert await store.complete_flow("flow-1", now=now, result=b"r", secret=entry) is None
+        assert await store.get_flow("flow-1") == before
+        assert await store.flow_result("flow-1") is None
+        assert await store.get_secret("user-1", "api_key", server="s") is None
+        missing = await store.complete_flow("nope", now=NOW, result=b"r", secret=entry)
+        assert missing is None and await store.flow_result("nope") is None
+        assert await store.get_secret("user-1", "api_key", server="s") is None
+
+    async def test_complete_racing_decline_has_one_winner_and_stores_only_if_it_won(
+        self, store: Store
+    ) -> None:
+        for i in range(10):
+            await store.create_flow(flow(f"f{i}", server="s"))
+        won: dict[str, str] = {}
+
+        async def complete(flow_id: str) -> None:
+            entry = sealed(name=flow_id, server="s")
+            if await store.complete_flow(flow_id, now=NOW + 1, result=b"r", secret=entry):
+                won.setdefault(flow_id, "completed")
+
+        async def decline(flow_id: str) -> None:
+            declined = FlowStatus.DECLINED
+            if await store.set_flow_status(flow_id, declined, expected=LIVE, now=NOW + 1):
+                won.setdefault(flow_id, "declined")
+
+        async with anyio.create_task_group() as group:
+            for i in range(10):
+                first, second = (complete, decline) if i % 2 else (decline, complete)
+                group.start_soon(first, f"f{i}")
+                group.start_soon(second, f"f{i}")
+        assert len(won) == 10
+        for flow_id, winner in won.items():
+            got = await store.get_flow(flow_id)
+            assert got is not None and got.status.value == winner
+            stored = await store.get_secret("user-1", flow_id, server="s")
+            assert (stored is not None) is (winner == "completed"), flow_id
+            assert ((await store.flow_result(flow_id)) is not None) is (winner == "completed")
+
+    async def test_the_result_is_purged_with_its_flow(self, store: Store) -> None:
+        await store.create_flow(flow())
+        await store.complete_flow("flow-1", now=NOW + 1, result=b"r")
+        assert await store.purge_flows(NOW + 2) == 1
+        assert await store.flow_result("flow-1") is None
+        await store.create_flow(flow())  # the id is free again, without the old result
+        assert await store.flow_result("flow-1") is None
+
     # --- secrets ------------------------------------------------------------------------------
 
     async def test_put_then_get_a_secret(self, store: Store) -> None:
-        secret = SealedSecret("user-1", "api_key", b"\x00sealed\xff", NOW)
+        secret = sealed(value=b"\x00sealed\xff")
         await store.put_secret(secret)
-        got = await store.get_secret("user-1", "api_key")
+        got = await store.get_secret("user-1", "api_key", server="srv")
         assert got == secret and got is not None and type(got.sealed) is bytes
         assert type(got.created_at) is float
 
     async def test_put_replaces_the_secret(self, store: Store) -> None:
-        await store.put_secret(SealedSecret("user-1", "api_key", b"old", NOW))
-        await store.put_secret(SealedSecret("user-1", "api_key", b"new", NOW + 1))
-        got = await store.get_secret("user-1", "api_key")
-        assert got == SealedSecret("user-1", "api_key", b"new", NOW + 1)
+        await store.put_secret(sealed(value=b"old"))
+        await store.put_secret(sealed(value=b"new", created_at=NOW + 1))
+        got = await store.get_secret("user-1", "api_key", server="srv")
+        assert got == sealed(value=b"new", created_at=NOW + 1)
 
-    async def test_secrets_are_keyed_by_user_and_name(self, store: Store) -> None:
-        for user in ("ann", "bob"):
-            for name in ("a", "b"):
-                await store.put_secret(SealedSecret(user, name, f"{user}/{name}".encode(), NOW))
-        for user in ("ann", "bob"):
-            for name in ("a", "b"):
-                got = await store.get_secret(user, name)
-                assert got is not None and got.sealed == f"{user}/{name}".encode()
-        assert await store.delete_secret("ann", "a") is True
-        assert await store.get_secret("ann", "a") is None
-        assert await store.get_secret("ann", "b") is not None
-        assert await store.get_secret("bob", "a") is not None
+    async def test_secrets_are_keyed_by_server_user_and_name(self, store: Store) -> None:
+        keys = [(s, u, n) for s in ("s1", "s2", "") for u in ("ann", "bob") for n in ("a", "b")]
+        for server, user, name in keys:
+            value = f"{server}/{user}/{name}".encode()
+            await store.put_secret(sealed(user, name, value, server=server))
+        for server, user, name in keys:
+            got = await store.get_secret(user, name, server=server)
+            assert got is not None and got.sealed == f"{server}/{user}/{name}".encode()
+            assert (got.server, got.user, got.name) == (server, user, name)
+        assert await store.delete_secret("ann", "a", server="s1") is True
+        assert await store.get_secret("ann", "a", server="s1") is None
+        for server, user, name in keys[1:]:
+            assert await store.get_secret(user, name, server=server) is not None
 
     async def test_missing_secret_is_none_and_delete_says_whether_it_was_there(
         self, store: Store
     ) -> None:
-        assert await store.get_secret("user-1", "nope") is None
-        assert await store.delete_secret("user-1", "nope") is False
-        await store.put_secret(SealedSecret("user-1", "api_key", b"x", NOW))
-        assert await store.delete_secret("user-1", "api_key") is True
-        assert await store.delete_secret("user-1", "api_key") is False
-        assert await store.get_secret("user-1", "api_key") is None
+        assert await store.get_secret("user-1", "nope", server="srv") is None
+        assert await store.delete_secret("user-1", "nope", server="srv") is False
+        await store.put_secret(sealed())
+        assert await store.get_secret("user-1", "api_key", server="other") is None
+        assert await store.delete_secret("user-1", "api_key", server="other") is False
+        assert await store.delete_secret("user-1", "api_key", server="srv") is True
+        assert await store.delete_secret("user-1", "api_key", server="srv") is False
+        assert await store.get_secret("user-1", "api_key", server="srv") is None
 
     @pytest.mark.parametrize(
-        "sealed",
+        "raw",
         [b"", bytes(range(256)), b"\x00" * 64, bytes(range(256)) * 4096],
         ids=["empty", "every-byte", "nuls", "one-mib"],
     )
-    async def test_sealed_bytes_are_preserved_exactly(self, store: Store, sealed: bytes) -> None:
-        await store.put_secret(SealedSecret("user-1", "blob", sealed, NOW))
-        got = await store.get_secret("user-1", "blob")
-        assert got is not None and got.sealed == sealed and type(got.sealed) is bytes
+    async def test_sealed_bytes_are_preserved_exactly(self, store: Store, raw: bytes) -> None:
+        await store.put_secret(sealed(name="blob", value=raw))
+        got = await store.get_secret("user-1", "blob", server="srv")
+        assert got is not None and got.sealed == raw and type(got.sealed) is bytes
+        await store.create_flow(flow())
+        await store.complete_flow("flow-1", now=NOW + 1, result=raw)
+        assert await store.flow_result("flow-1") == raw
 
     # --- closing ------------------------------------------------------------------------------
 
@@ -345,4 +500,8 @@ class StoreContract:
         with pytest.raises(StoreError, match="closed"):
             await store.get_flow("flow-1")
         with pytest.raises(StoreError, match="closed"):
-            await store.put_secret(SealedSecret("user-1", "a", b"x", NOW))
+            await store.put_secret(sealed())
+        with pytest.raises(StoreError, match="closed"):
+            await store.complete_flow("flow-1", now=NOW, result=b"r")
+        with pytest.raises(StoreError, match="closed"):
+            await store.flow_result("flow-1")

@@ -1,4 +1,5 @@
-"""Flows: the lifecycle, the owner check, expiry, waiting (in process and across instances)
+"""Flows: the lifecycle, the owner (server and user) check, the limit on open flows, completing
+with a result in one step, expiry, waiting (in process and across instances)
 and sweeping — on every engine."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import anyio
 import pytest
 
 from mcp_elicit.flows import (
+    DEFAULT_MAX_OPEN_FLOWS,
     FlowError,
     FlowFinished,
     FlowNotFound,
@@ -21,9 +23,10 @@ from mcp_elicit.flows import (
     FlowRecord,
     Flows,
     FlowStatus,
+    TooManyOpenFlows,
 )
 from mcp_elicit.flows.wakeups import Wakeups
-from mcp_elicit.stores import MemoryStore, SQLiteStore, Store
+from mcp_elicit.stores import MemoryStore, SealedSecret, SQLiteStore, Store
 
 pytestmark = pytest.mark.anyio
 
@@ -91,7 +94,9 @@ async def test_start_makes_a_pending_flow_with_an_unguessable_id(
     assert len(flow.id) >= 32 and set(flow.id) <= set(string.ascii_letters + string.digits + "-_")
     assert await flows.get(flow.id) == flow
     assert await store.get_flow(flow.id) == flow
-    others = {(await flows.start(user="alice", purpose="p")).id for _ in range(50)}
+    assert flow.server == "" and flows.server is None  # a Flows of no particular server
+    many = Flows(store, max_open=None, clock=clock)
+    others = {(await many.start(user="alice", purpose="p")).id for _ in range(50)}
     assert len(others | {flow.id}) == 51
 
 
@@ -131,6 +136,124 @@ async def test_a_flow_needs_a_user_and_a_purpose(flows: Flows) -> None:
 def test_settings_are_checked(name: str, value: float) -> None:
     with pytest.raises(ValueError, match=name):
         Flows(MemoryStore(), **{name: value})  # type: ignore[arg-type]
+
+
+def test_max_open_is_checked() -> None:
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match="max_open"):
+            Flows(MemoryStore(), max_open=bad)
+    assert Flows(MemoryStore()).max_open == DEFAULT_MAX_OPEN_FLOWS == 20
+    assert Flows(MemoryStore(), max_open=None).max_open is None
+
+
+# --- the server a flow belongs to -----------------------------------------------------------
+
+
+async def test_a_flow_belongs_to_the_server_that_started_it(
+    open_store: Opener, clock: Clock
+) -> None:
+    """Two servers sharing one store (break 1 of issue 13): each sees only its own flows,
+    and cannot open, finish or wait on the other's."""
+    alpha = Flows(open_store(), server="alpha", clock=clock)
+    beta = Flows(open_store(), server="beta", clock=clock)
+    everyone = Flows(open_store(), clock=clock)
+    flow = await alpha.start(user="alice", purpose="p")
+    assert flow.server == "alpha" and alpha.server == "alpha"
+    assert await alpha.get(flow.id) == flow
+    assert await beta.get(flow.id) is None
+    for change in (beta.open, beta.complete, beta.decline):
+        with pytest.raises(FlowNotFound):
+            await change(flow.id, user="alice")
+    with pytest.raises(FlowNotFound):
+        await beta.wait(flow.id, timeout=0.1)
+    assert await everyone.get(flow.id) == flow  # a view of every flow, for tools and tests
+    clock.now += 601  # expired: still not beta's to see
+    assert await beta.get(flow.id) is None
+    expired = await alpha.get(flow.id)
+    assert expired is not None and expired.status is FlowStatus.EXPIRED
+
+
+# --- how many open flows one user may have --------------------------------------------------
+
+
+async def test_one_user_may_have_max_open_live_flows(store: Store, clock: Clock) -> None:
+    """A tool starting flows in a loop is stopped at the limit (break 5 of issue 13); the
+    error names the limit and nobody."""
+    flows = Flows(store, server="s", max_open=3, clock=clock)
+    started = [await flows.start(user="alice", purpose="p", ttl=100) for _ in range(3)]
+    with pytest.raises(TooManyOpenFlows) as refused:
+        await flows.start(user="alice", purpose="p")
+    assert refused.value.limit == 3 and isinstance(refused.value, FlowError)
+    assert "3" in str(refused.value) and "alice" not in str(refused.value)
+    # Other users, and the same user on another server, have limits of their own.
+    await flows.start(user="bob", purpose="p")
+    await Flows(store, server="t", max_open=3, clock=clock).start(user="alice", purpose="p")
+    # A finished flow makes room; so does an expired one.
+    await flows.decline(started[0].id, user="alice")
+    await flows.start(user="alice", purpose="p", ttl=1000)
+    with pytest.raises(TooManyOpenFlows):
+        await flows.start(user="alice", purpose="p")
+    clock.now += 101
+    await flows.start(user="alice", purpose="p")
+    await flows.start(user="alice", purpose="p")
+
+
+async def test_the_default_limit_is_twenty(store: Store) -> None:
+    flows = Flows(store)
+    for _ in range(DEFAULT_MAX_OPEN_FLOWS):
+        await flows.start(user="alice", purpose="p")
+    with pytest.raises(TooManyOpenFlows, match="20"):
+        await flows.start(user="alice", purpose="p")
+
+
+# --- completing with what the flow received -------------------------------------------------
+
+
+async def test_complete_keeps_the_result_and_stores_the_secret(store: Store) -> None:
+    flows = Flows(store, server="s")
+    flow = await flows.start(user="alice", purpose="p")
+    entry = SealedSecret("alice", "k", b"sealed", 1.0, "s")
+    done = await flows.complete(flow.id, user="alice", result=b"for-this-flow", secret=entry)
+    assert done.status is FlowStatus.COMPLETED
+    assert await store.flow_result(flow.id) == b"for-this-flow"
+    assert await store.get_secret("alice", "k", server="s") == entry
+
+
+@pytest.mark.parametrize("first", ["decline", "expire"])
+async def test_a_completion_that_comes_too_late_stores_nothing(
+    store: Store, clock: Clock, first: str
+) -> None:
+    """Save after a Decline in another tab, or after the expiry (break 2 of issue 13): the
+    flow stays as it ended, and neither value is stored."""
+    flows = Flows(store, server="s", clock=clock)
+    flow = await flows.start(user="alice", purpose="p", ttl=10)
+    if first == "decline":
+        await flows.decline(flow.id, user="alice")
+    else:
+        clock.now += 10
+    entry = SealedSecret("alice", "k", b"sealed", 1.0, "s")
+    with pytest.raises(FlowFinished) as finished:
+        await flows.complete(flow.id, user="alice", result=b"r", secret=entry)
+    ended = FlowStatus.DECLINED if first == "decline" else FlowStatus.EXPIRED
+    assert finished.value.status is ended
+    assert await store.flow_result(flow.id) is None
+    assert await store.get_secret("alice", "k", server="s") is None
+
+
+async def test_the_secret_stored_with_a_flow_is_its_owners(store: Store) -> None:
+    flows = Flows(store, server="s")
+    flow = await flows.start(user="alice", purpose="p")
+    for wrong in (
+        SealedSecret("mallory", "k", b"x", 1.0, "s"),
+        SealedSecret("alice", "k", b"x", 1.0, "elsewhere"),
+    ):
+        with pytest.raises(ValueError, match="owner"):
+            await flows.complete(flow.id, user="alice", result=b"r", secret=wrong)
+    with pytest.raises(FlowOfAnotherUser):
+        await flows.complete(flow.id, user="mallory", result=b"r")
+    still = await flows.get(flow.id)
+    assert still is not None and still.status is FlowStatus.PENDING
+    assert await store.flow_result(flow.id) is None
 
 
 # --- the lifecycle --------------------------------------------------------------------------
@@ -211,7 +334,7 @@ async def test_another_user_learns_nothing(flows: Flows, clock: Clock, state: st
 
 
 def test_error_types() -> None:
-    for error in (FlowNotFound, FlowOfAnotherUser, FlowFinished):
+    for error in (FlowNotFound, FlowOfAnotherUser, FlowFinished, TooManyOpenFlows):
         assert issubclass(error, FlowError)
     assert FlowFinished("x", FlowStatus.EXPIRED).status is FlowStatus.EXPIRED
 

@@ -64,9 +64,11 @@ FORGED = "This form could not be accepted"
 class Clock:
     def __init__(self) -> None:
         self.now = 1_000_000.0
+        self.then = 0.0  # seconds to move on by once the next reading has been taken
 
     def __call__(self) -> float:
-        return self.now
+        now, self.now, self.then = self.now, self.now + self.then, 0.0
+        return now
 
 
 @dataclass
@@ -380,6 +382,61 @@ async def test_a_browser_that_is_not_signed_in_is_sent_to_sign_in(
     assert "weather-api" not in other.text
 
 
+# -- who opens a flow ------------------------------------------------------------------------
+#
+# ``opened`` says the person reached the page. HEAD, a browser's prefetch, a link-preview bot
+# (a chat app fetching a pasted link) and a browser that is not the flow's user all get an
+# answer without moving the flow: only its user's own visit does.
+
+
+async def test_only_the_owners_own_visit_opens_the_flow(site: Site) -> None:
+    flow_id = await site.start()
+    head = await site.client.head(flow_path(flow_id), headers=ALICE)
+    assert head.status_code == 200 and head.content == b""
+    assert await site.status_of(flow_id) is FlowStatus.PENDING
+    for headers in ({}, BOB, {**BOB, "User-Agent": "Mozilla/5.0 Firefox/130.0"}):
+        refused = await site.client.get(flow_path(flow_id), headers=headers)
+        assert refused.status_code == 403
+        assert (await site.client.head(flow_path(flow_id), headers=headers)).status_code == 403
+    assert await site.status_of(flow_id) is FlowStatus.PENDING
+    for prefetch in ({"Sec-Purpose": "prefetch"}, {"Purpose": "prefetch"}):
+        early = await site.client.get(flow_path(flow_id), headers={**ALICE, **prefetch})
+        assert early.status_code == 200 and "<form" in early.text
+    assert await site.status_of(flow_id) is FlowStatus.PENDING
+    page = await site.client.get(flow_path(flow_id), headers=ALICE)
+    assert page.status_code == 200
+    assert await site.status_of(flow_id) is FlowStatus.OPENED
+
+
+PREVIEW_BOTS = [
+    "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+    "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+    "Twitterbot/1.0",
+    "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+    "WhatsApp/2.23.20.0 A",
+    "TelegramBot (like TwitterBot)",
+    "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)",
+    "Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5",
+]
+
+
+@pytest.mark.parametrize("agent", PREVIEW_BOTS, ids=lambda a: a.split("/")[0].split()[-1])
+async def test_a_link_preview_bot_gets_the_page_without_opening_the_flow(
+    site_for: Callable[..., Site], agent: str
+) -> None:
+    """With ``LocalIdentity`` every browser that reaches the page is the user, so a chat app
+    fetching the pasted link for its preview would count as the person opening it."""
+    site = site_for(LocalIdentity())
+    flow_id = await site.start(user="local")
+    preview = await site.client.get(flow_path(flow_id), headers={"User-Agent": agent})
+    assert preview.status_code == 200
+    assert await site.status_of(flow_id) is FlowStatus.PENDING
+    person = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0 Safari/537.36"}
+    page = await site.client.get(flow_path(flow_id), headers=person)
+    assert page.status_code == 200
+    assert await site.status_of(flow_id) is FlowStatus.OPENED
+
+
 # -- forgery ---------------------------------------------------------------------------------
 
 
@@ -463,6 +520,61 @@ async def test_decline(site: Site) -> None:
     late = await site.post(flow_id, {"csrf": token, "action": "submit", "value": "v"}, ALICE)
     assert late.status_code == 200 and "Declined" in late.text
     assert await site.vault.get("alice", "weather-api") is None
+
+
+class RaceAfterRead:
+    """A store that lets the page read a flow as live, then runs ``change`` (another tab's
+    decline, the clock passing the expiry) before the page takes its next step: the moment
+    between the page's check and its write, where a race lands."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._after_read: dict[str, Callable[[], Any]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def after_next_read(self, flow_id: str, change: Callable[[], Any]) -> None:
+        self._after_read[flow_id] = change
+
+    async def get_flow(self, flow_id: str) -> Any:
+        flow = await self._store.get_flow(flow_id)
+        change = self._after_read.pop(flow_id, None)
+        if change is not None:
+            await change()
+        return flow
+
+
+@pytest.mark.parametrize("race", ["declined-in-another-tab", "expired"])
+async def test_a_save_that_loses_a_race_stores_nothing(
+    store: Store, opened_sites: list[Site], race: str
+) -> None:
+    """Save is read as live, then the flow is declined from another tab (or expires) before
+    it completes: the page says nothing was saved, and nothing was. Storing the value and
+    completing the flow are one step of the store (``complete_flow``)."""
+    racing = RaceAfterRead(store)
+    site = make_site(racing, HeaderIdentity())  # type: ignore[arg-type]
+    opened_sites.append(site)
+    flow_id = await site.start()
+    token = await site.form_token(flow_id, ALICE)
+
+    async def decline_in_another_tab() -> None:
+        await site.flows.decline(flow_id, user="alice")
+
+    async def expire() -> None:
+        site.clock.then = 3600  # the page's check still sees it live; what follows does not
+
+    racing.after_next_read(flow_id, decline_in_another_tab if race != "expired" else expire)
+    fields = {"csrf": token, "action": "submit", "value": SENTINEL}
+    answer = await site.post(flow_id, fields, ALICE)
+    if race == "expired":
+        assert answer.status_code == 410 and "Nothing was saved" in answer.text
+        assert await site.status_of(flow_id) is FlowStatus.EXPIRED
+    else:
+        assert answer.status_code == 200 and "Declined" in answer.text
+        assert await site.status_of(flow_id) is FlowStatus.DECLINED
+    assert await site.vault.get("alice", "weather-api") is None
+    assert await store.get_secret("alice", "weather-api", server="") is None
 
 
 async def test_empty_value_shows_the_form_again_without_echo(site: Site) -> None:

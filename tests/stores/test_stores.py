@@ -73,15 +73,18 @@ async def test_sqlite_data_survives_closing_and_reopening(tmp_path: Path) -> Non
     url = url_of(tmp_path / "store.db")
     first = open_store(url)
     await first.create_flow(flow(details=DETAILS))
-    await first.put_secret(SealedSecret("user-1", "api_key", b"\x00\xff", NOW))
+    await first.put_secret(SealedSecret("user-1", "api_key", b"\x00\xff", NOW, "srv"))
+    await first.create_flow(flow("done", server="srv"))
+    await first.complete_flow("done", now=NOW + 1, result=b"\x00r")
     await first.aclose()
 
     second = open_store(url)
     try:
         assert await second.get_flow("flow-1") == flow(details=DETAILS)
-        assert await second.get_secret("user-1", "api_key") == SealedSecret(
-            "user-1", "api_key", b"\x00\xff", NOW
+        assert await second.get_secret("user-1", "api_key", server="srv") == SealedSecret(
+            "user-1", "api_key", b"\x00\xff", NOW, "srv"
         )
+        assert await second.flow_result("done") == b"\x00r"
     finally:
         await second.aclose()
 
@@ -106,9 +109,10 @@ WRITER = """
     async def main() -> None:
         store = open_store(sys.argv[1])
         await store.create_flow(FlowRecord(
-            "from-child", "user-1", "connect", FlowStatus.OPENED, 1.5, 2.5, 3.5, {"k": ["v", 1]}
+            "from-child", "user-1", "connect", FlowStatus.OPENED, 1.5, 2.5, 3.5, {"k": ["v", 1]},
+            "srv",
         ))
-        await store.put_secret(SealedSecret("user-1", "key", bytes(range(256)), 4.5))
+        await store.put_secret(SealedSecret("user-1", "key", bytes(range(256)), 4.5, "srv"))
         await store.aclose()
 
     anyio.run(main)
@@ -130,8 +134,8 @@ async def test_sqlite_data_written_by_another_process_is_read_here(tmp_path: Pat
             2.5,
             3.5,
         )
-        assert got.details == {"k": ["v", 1]}
-        secret = await store.get_secret("user-1", "key")
+        assert got.details == {"k": ["v", 1]} and got.server == "srv"
+        secret = await store.get_secret("user-1", "key", server="srv")
         assert secret is not None and secret.sealed == bytes(range(256))
     finally:
         await store.aclose()
@@ -249,7 +253,7 @@ OPENER = """
     async def main() -> None:
         time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
         store = open_store(sys.argv[1])
-        await store.put_secret(SealedSecret(sys.argv[3], "k", b"v", 1.0))
+        await store.put_secret(SealedSecret(sys.argv[3], "k", b"v", 1.0, "srv"))
         await store.aclose()
 
     anyio.run(main)
@@ -278,7 +282,7 @@ async def test_sqlite_processes_creating_one_new_file_at_once(tmp_path: Path) ->
     store = open_store(url_of(path))
     try:
         for i in range(4):
-            assert await store.get_secret(f"user-{i}", "k") is not None
+            assert await store.get_secret(f"user-{i}", "k", server="srv") is not None
     finally:
         await store.aclose()
 
@@ -368,6 +372,76 @@ def test_sqlite_refuses_a_newer_schema(tmp_path: Path) -> None:
         open_store(url_of(path))
 
 
+VERSION_1 = (
+    """CREATE TABLE flows (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL,
+        purpose TEXT NOT NULL, status TEXT NOT NULL, created_at REAL NOT NULL,
+        updated_at REAL NOT NULL, expires_at REAL NOT NULL, details TEXT NOT NULL)
+        WITHOUT ROWID""",
+    """CREATE TABLE secrets (user_id TEXT NOT NULL, name TEXT NOT NULL, sealed BLOB NOT NULL,
+        created_at REAL NOT NULL, PRIMARY KEY (user_id, name)) WITHOUT ROWID""",
+    "INSERT INTO flows VALUES ('old', 'user-1', 'secret', 'pending', 1.0, 1.0, 9e9, '{}')",
+    "INSERT INTO secrets VALUES ('user-1', 'api_key', x'01', 1.0)",
+    f"PRAGMA application_id = {sqlite_engine.APPLICATION_ID}",
+    "PRAGMA user_version = 1",
+)
+
+
+@pytest.mark.anyio
+async def test_sqlite_upgrades_a_version_1_file(tmp_path: Path) -> None:
+    """Version 1 bound secrets to (user, name) only. Its flows stay, belonging to no server
+    (``""``); its secrets, sealed without the server, can open for none, and are dropped:
+    they are asked for again (docs/url-mode.md)."""
+    path = tmp_path / "v1.db"
+    raw = sqlite3.connect(path)
+    for statement in VERSION_1:
+        raw.execute(statement)
+    raw.commit()
+    raw.close()
+    store = SQLiteStore(path)
+    try:
+        old = await store.get_flow("old")
+        assert old is not None and old.server == "" and old.status is FlowStatus.PENDING
+        assert await store.flow_result("old") is None
+        assert await store.get_secret("user-1", "api_key", server="") is None
+        await store.create_flow(flow("new", server="srv"), limit=1)
+        await store.put_secret(SealedSecret("user-1", "api_key", b"v", NOW, "srv"))
+        assert await store.get_secret("user-1", "api_key", server="srv") is not None
+    finally:
+        await store.aclose()
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        raw.close()
+
+
+@pytest.mark.anyio
+async def test_sqlite_complete_flow_is_all_or_nothing(tmp_path: Path) -> None:
+    """The vault entry's write fails (here a trigger refuses it): the flow's completion and
+    its result are rolled back with it."""
+    path = tmp_path / "store.db"
+    store = SQLiteStore(path)
+    await store.create_flow(flow(server="s"))
+    raw = sqlite3.connect(path)
+    raw.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON secrets BEGIN SELECT RAISE(ABORT, 'no'); END"
+    )
+    raw.commit()
+    raw.close()
+    entry = SealedSecret("user-1", "api_key", b"v", NOW, "s")
+    try:
+        with pytest.raises(StoreError, match="no"):
+            await store.complete_flow("flow-1", now=NOW + 1, result=b"r", secret=entry)
+        assert await store.get_flow("flow-1") == flow(server="s")
+        assert await store.flow_result("flow-1") is None
+        assert await store.get_secret("user-1", "api_key", server="s") is None
+        done = await store.complete_flow("flow-1", now=NOW + 1, result=b"r")  # no secret: fine
+        assert done is not None and done.status is FlowStatus.COMPLETED
+    finally:
+        await store.aclose()
+
+
 def test_sqlite_a_directory_is_not_a_store(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="cannot open"):
         SQLiteStore(tmp_path)
@@ -417,9 +491,13 @@ async def test_sqlite_waits_for_a_busy_file_without_blocking_the_loop(tmp_path: 
             # A reader never waits in WAL mode: it runs inline while the lock is held.
             assert await store.get_flow("existing") is not None
             assert time.monotonic() - started < 0.1
-            await store.create_flow(flow("written-while-busy"))
+            await store.create_flow(flow("written-while-busy"), limit=5)
             done = await store.set_flow_status(
                 "existing", FlowStatus.OPENED, expected=LIVE, now=NOW + 1
+            )
+            entry = SealedSecret("user-1", "k", b"v", NOW, "")
+            completed = await store.complete_flow(
+                "written-while-busy", now=NOW + 1, result=b"r", secret=entry
             )
             elapsed = time.monotonic() - started
             group.cancel_scope.cancel()
@@ -427,10 +505,34 @@ async def test_sqlite_waits_for_a_busy_file_without_blocking_the_loop(tmp_path: 
         thread.join()
     assert elapsed >= 0.2, "the write should have waited for the lock"
     assert done is not None and done.status is FlowStatus.OPENED
-    assert await store.get_flow("written-while-busy") is not None
+    assert completed is not None and completed.status is FlowStatus.COMPLETED
+    assert await store.flow_result("written-while-busy") == b"r"
+    assert await store.get_secret("user-1", "k", server="") == entry
     # The loop kept running: ~30 ticks of 10 ms while the write waited, none of them late.
     assert len(gaps) >= 15, gaps
     assert max(gaps) < 0.1, max(gaps)
+    await store.aclose()
+
+
+@pytest.mark.anyio
+async def test_sqlite_complete_flow_waits_for_a_busy_file(tmp_path: Path) -> None:
+    """The transaction meets the held lock at BEGIN IMMEDIATE, before writing anything, and
+    runs whole on the waiting connection."""
+    path = tmp_path / "busy.db"
+    store = SQLiteStore(path)
+    await store.create_flow(flow(server="s"))
+    entry = SealedSecret("user-1", "k", b"v", NOW, "s")
+    thread, _ = hold_write_lock(path, 0.3)
+    try:
+        started = time.monotonic()
+        done = await store.complete_flow("flow-1", now=NOW + 1, result=b"r", secret=entry)
+        elapsed = time.monotonic() - started
+    finally:
+        thread.join()
+    assert elapsed >= 0.2, "it should have waited for the lock"
+    assert done is not None and done.status is FlowStatus.COMPLETED
+    assert await store.flow_result("flow-1") == b"r"
+    assert await store.get_secret("user-1", "k", server="s") == entry
     await store.aclose()
 
 

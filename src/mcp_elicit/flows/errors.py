@@ -34,3 +34,15 @@ class FlowFinished(FlowError):
         super().__init__(f"flow {flow_id!r} is already {status.value}")
         self.flow_id = flow_id
         self.status = status
+
+
+class TooManyOpenFlows(FlowError):
+    """The user already has ``limit`` open (``pending`` or ``opened``) flows on this server,
+    the most allowed: a tool that starts flows in a loop must not fill the store, nor the
+    person's screen, with links. Finished and expired flows make room again."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"{limit} open flows of this user wait on this server already, the most allowed"
+        )
+        self.limit = limit

@@ -2,9 +2,18 @@
 
 The rules, and why:
 
-- A flow is bound to the user who started it. Every change names a user, and the owner
+- A flow is bound to the user who started it, on the server that started it: its owner is
+  the pair. ``Flows(store, server=...)`` sees only that server's flows: another server's flow,
+  in a store both share, reads as absent (``FlowNotFound``), so a flow link made by one
+  server is never answered on another's pages. Every change names a user, and the owner
   check comes first, before anything about the flow (its status, whether it expired) is
   revealed: a person handed someone else's flow link learns only that it is not theirs.
+- One owner has at most ``max_open`` live flows (20 by default): past that, ``start``
+  raises ``TooManyOpenFlows``. The store counts and inserts in one step, so flows started at
+  once cannot pass the limit together.
+- Completing a flow can carry what it received (sealed, by the vault) and the vault entry
+  for later reuse: the store writes both with the status change or none of them, so a value
+  is never stored for a flow that was declined or expired meanwhile.
 - ``pending`` → ``opened`` → ``completed`` | ``declined``; a live flow past ``expires_at``
   is ``expired``. Finished flows never change again. Each change is a compare-and-set in
   the store, so when two instances race to finish a flow exactly one wins, and the loser
@@ -25,41 +34,75 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 import anyio
 
 from mcp_elicit.flows.details import json_details
-from mcp_elicit.flows.errors import FlowError, FlowFinished, FlowNotFound, FlowOfAnotherUser
+from mcp_elicit.flows.errors import (
+    FlowError,
+    FlowFinished,
+    FlowNotFound,
+    FlowOfAnotherUser,
+    TooManyOpenFlows,
+)
 from mcp_elicit.flows.wakeups import Wakeups
-from mcp_elicit.stores.contract import Store
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus
+from mcp_elicit.stores.contract import Store, TooManyFlows
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
 
 logger = logging.getLogger(__name__)
 
 _PENDING = frozenset({FlowStatus.PENDING})
 
+DEFAULT_MAX_OPEN_FLOWS = 20
+"""Live flows one user may have on one server. A person works through a few links at a
+time; twenty is room for a tool that asks for several secrets at once, and a wall against
+one that asks in a loop."""
+
+Write = Callable[[FlowRecord, float], Awaitable[FlowRecord | None]]
+
 
 class Flows:
-    """Out-of-band flows kept in ``store``. Times come from ``clock`` (Unix seconds)."""
+    """Out-of-band flows kept in ``store``. Times come from ``clock`` (Unix seconds).
+
+    ``server``: the server these flows belong to (its ``server_id``): ``start`` records it,
+    and every other method sees only its flows. ``None`` (the default) is a view of every
+    flow in the store, for tools and tests; the flows it starts belong to no server (``""``).
+    ``max_open``: live flows one user may have on this server (``None``: no limit).
+    """
 
     def __init__(
         self,
         store: Store,
         *,
+        server: str | None = None,
+        max_open: int | None = DEFAULT_MAX_OPEN_FLOWS,
         default_ttl: float = 600.0,
         poll_interval: float = 0.25,
         clock: Callable[[], float] = time.time,
     ) -> None:
         _check_positive("default_ttl", default_ttl)
         _check_positive("poll_interval", poll_interval)
+        if max_open is not None and max_open < 1:
+            raise ValueError(f"max_open must be at least 1 (or None), not {max_open!r}")
         self._store = store
+        self._server = server
+        self._max_open = max_open
         self._default_ttl = default_ttl
         self._poll_interval = poll_interval
         self._clock = clock
         self._wakeups = Wakeups()
+
+    @property
+    def server(self) -> str | None:
+        """The server these flows belong to; ``None`` for a view of every flow."""
+        return self._server
+
+    @property
+    def max_open(self) -> int | None:
+        return self._max_open
 
     async def start(
         self,
@@ -69,8 +112,9 @@ class Flows:
         details: Mapping[str, Any] | None = None,
         ttl: float | None = None,
     ) -> FlowRecord:
-        """A new ``pending`` flow owned by ``user``. Its id goes into URLs, so it is random
-        and unguessable (192 bits). ``details`` is non-secret JSON."""
+        """A new ``pending`` flow owned by ``user`` on this server. Its id goes into URLs, so
+        it is random and unguessable (192 bits). ``details`` is non-secret JSON. Raises
+        :class:`TooManyOpenFlows` when ``user`` has ``max_open`` live flows already."""
         if not user:
             # An empty identity would match every unauthenticated visitor.
             raise ValueError("a flow belongs to an authenticated user; user is empty")
@@ -88,15 +132,21 @@ class Flows:
             updated_at=now,
             expires_at=now + ttl,
             details=json_details(details),
+            server=self._server or "",
         )
         # 192 random bits: a collision (FlowExists) is not worth a retry loop.
-        await self._store.create_flow(flow)
+        try:
+            await self._store.create_flow(flow, limit=self._max_open)
+        except TooManyFlows as full:
+            raise TooManyOpenFlows(full.limit) from None
         return flow
 
     async def get(self, flow_id: str) -> FlowRecord | None:
-        """The flow, with expiry applied, or ``None``. No owner check: for the server's own
-        use, not to show to whoever presents an id."""
+        """The flow, with expiry applied, or ``None`` (also for another server's flow). No
+        user check: for the server's own use, not to show to whoever presents an id."""
         flow = await self._store.get_flow(flow_id)
+        if flow is not None and self._server is not None and flow.server != self._server:
+            return None
         if flow is None or flow.status not in LIVE:
             return flow
         now = self._clock()
@@ -104,6 +154,8 @@ class Flows:
             return flow
         await self._store.expire_flows(now)
         flow = await self._store.get_flow(flow_id)
+        if flow is not None and self._server is not None and flow.server != self._server:
+            return None  # replaced by another server's under the same id: only a broken store
         if flow is not None and flow.status in LIVE:
             # Only a store that ignores its contract gets here; still never report it live.
             flow = dataclasses.replace(flow, status=FlowStatus.EXPIRED, updated_at=now)
@@ -114,16 +166,43 @@ class Flows:
         reload) returns it unchanged."""
         return await self._change(flow_id, user, FlowStatus.OPENED, _PENDING)
 
-    async def complete(self, flow_id: str, *, user: str) -> FlowRecord:
-        """``user`` did what the flow asked: ``pending`` | ``opened`` → ``completed``."""
-        return await self._change(flow_id, user, FlowStatus.COMPLETED, LIVE)
+    async def complete(
+        self,
+        flow_id: str,
+        *,
+        user: str,
+        result: bytes | None = None,
+        secret: SealedSecret | None = None,
+    ) -> FlowRecord:
+        """``user`` did what the flow asked: ``pending`` | ``opened`` → ``completed``.
+
+        ``result``: what the flow received, sealed (the vault's ``seal_for_flow``), for the
+        one who waits on this flow to read (``Store.flow_result``). ``secret``: the vault
+        entry to store for later reuse (the flow owner's). Both are written in the same
+        atomic step as the status, or not at all: when the flow is declined or expires
+        first, nothing is stored and :class:`FlowFinished` says what happened."""
+        if result is None and secret is None:
+            return await self._change(flow_id, user, FlowStatus.COMPLETED, LIVE)
+
+        async def complete_with(flow: FlowRecord, now: float) -> FlowRecord | None:
+            if secret is not None and (secret.user, secret.server) != (flow.user, flow.server):
+                raise ValueError("the secret stored with a flow must be its owner's, on its server")
+            return await self._store.complete_flow(flow_id, now=now, result=result, secret=secret)
+
+        return await self._change(flow_id, user, FlowStatus.COMPLETED, LIVE, write=complete_with)
 
     async def decline(self, flow_id: str, *, user: str) -> FlowRecord:
         """``user`` refused: ``pending`` | ``opened`` → ``declined``."""
         return await self._change(flow_id, user, FlowStatus.DECLINED, LIVE)
 
     async def _change(
-        self, flow_id: str, user: str, to: FlowStatus, expected: Collection[FlowStatus]
+        self,
+        flow_id: str,
+        user: str,
+        to: FlowStatus,
+        expected: Collection[FlowStatus],
+        *,
+        write: Write | None = None,
     ) -> FlowRecord:
         # A failed compare-and-set means someone else changed the flow between our read and
         # our write; the next read says what happened. Two rounds settle every real race.
@@ -137,9 +216,11 @@ class Flows:
                 raise FlowFinished(flow_id, flow.status)
             if flow.status is to:
                 return flow  # opened again
-            changed = await self._store.set_flow_status(
-                flow_id, to, expected=expected, now=self._clock()
-            )
+            now = self._clock()
+            if write is not None:
+                changed = await write(flow, now)
+            else:
+                changed = await self._store.set_flow_status(flow_id, to, expected=expected, now=now)
             if changed is not None:
                 if to.finished:
                     self._wakeups.notify(flow_id)

@@ -46,7 +46,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from mcp_elicit import _sdk
-from mcp_elicit.flows import Flows
+from mcp_elicit.flows import DEFAULT_MAX_OPEN_FLOWS, Flows
 from mcp_elicit.protocol import ProtocolVersion
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
 from mcp_elicit.server.completions import (
@@ -98,6 +98,17 @@ class Elicitation:
     person is still on the page (seconds, default 20) before the link is asked for again.
     ``max_held_retries``: how many such retries are held at once (default 1000); past that
     one gets the link again at once.
+
+    ``server_id``: who this server is, for the flows and secrets bound to it: a secret typed
+    for one server is never given to another, and a flow one server started is not answered
+    on another's pages, even when they share the key and the store (as two servers run by
+    one OS user do, on the defaults). Default: the server's name and the path of the
+    program's main module (``runtime.default_server_id`` says why), which differ between
+    servers and stay the same across restarts. Set it when several instances of one server
+    run the program from different paths, or to keep stored secrets through a rename.
+    ``max_open_flows``: how many open (pending or opened) URL flows one user may have on
+    this server (default 20; ``None``: no limit); past that, ``secret()`` and
+    ``secret_required()`` fail with a tool error naming the limit.
     """
 
     def __init__(
@@ -113,6 +124,8 @@ class Elicitation:
         url_draft: bool = False,
         url_resume_wait: float = DEFAULT_URL_RESUME_WAIT,
         max_held_retries: int = DEFAULT_MAX_HELD,
+        server_id: str | None = None,
+        max_open_flows: int | None = DEFAULT_MAX_OPEN_FLOWS,
     ) -> None:
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
@@ -128,6 +141,13 @@ class Elicitation:
             identity=identity if identity is not None else LocalIdentity(),
             settings=Settings(url_draft=url_draft, url_resume_wait=url_resume_wait),
             flow_ttl=flow_ttl,
+            server_id=server_id,
+            # Read when the id is first needed: a server built with server_options() is
+            # named once install() or run() gives it to us.
+            server_name=lambda: (
+                getattr(self._server.server, "name", None) if self._server is not None else None
+            ),
+            max_open_flows=max_open_flows,
         )
         if max_held_retries < 0:
             raise ValueError(f"max_held_retries must be 0 or more, not {max_held_retries}")

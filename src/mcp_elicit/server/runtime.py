@@ -6,13 +6,16 @@ is, the settings and completion signalling. ``Elicitation`` (the wiring) makes o
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
 
-from mcp_elicit.flows import Flows
+from mcp_elicit.flows import DEFAULT_MAX_OPEN_FLOWS, Flows
 from mcp_elicit.server.completions import DEFAULT_URL_RESUME_WAIT, Completions
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.identity import Identity
@@ -37,7 +40,11 @@ DEFAULT_SETTINGS = Settings()
 
 class Runtime:
     """The parts of one server's elicitation, made on first use (a server that only asks
-    never opens a store)."""
+    never opens a store).
+
+    ``server_id``: who this server is, for the flows and secrets bound to it; ``None`` for the
+    default (:func:`default_server_id`), made on first use from ``server_name()``, the name
+    of the server once it is known. ``max_open_flows``: live flows one user may have here."""
 
     def __init__(
         self,
@@ -47,7 +54,19 @@ class Runtime:
         identity: Identity,
         settings: Settings,
         flow_ttl: float = DEFAULT_FLOW_TTL,
+        server_id: str | None = None,
+        server_name: Callable[[], str | None] = lambda: None,
+        max_open_flows: int | None = DEFAULT_MAX_OPEN_FLOWS,
     ) -> None:
+        if server_id is not None and (not isinstance(server_id, str) or not server_id.strip()):
+            raise ValueError(f"server_id must be a non-empty string, not {server_id!r}")
+        if max_open_flows is not None and max_open_flows < 1:
+            raise ValueError(
+                f"max_open_flows must be at least 1 (or None for no limit), not {max_open_flows!r}"
+            )
+        self._server_id = server_id
+        self._server_name = server_name
+        self._max_open_flows = max_open_flows
         self._key = key  # read on first use: see Elicitation
         self.identity = identity
         self.settings = settings
@@ -75,15 +94,29 @@ class Runtime:
         return self._store is not None
 
     @property
+    def server_id(self) -> str:
+        """This server's identity in the store and the vault: the one given, else
+        :func:`default_server_id`, fixed the first time it is read (the flows and the vault
+        read it when they are made)."""
+        if self._server_id is None:
+            self._server_id = default_server_id(self._server_name())
+        return self._server_id
+
+    @property
     def flows(self) -> Flows:
         if self._flows is None:
-            self._flows = Flows(self.store, default_ttl=self._flow_ttl)
+            self._flows = Flows(
+                self.store,
+                server=self.server_id,
+                max_open=self._max_open_flows,
+                default_ttl=self._flow_ttl,
+            )
         return self._flows
 
     @property
     def vault(self) -> Vault:
         if self._vault is None:
-            self._vault = Vault(self.store, self._key().derive("vault"))
+            self._vault = Vault(self.store, self._key().derive("vault"), server=self.server_id)
         return self._vault
 
     def user_of(self, request: ServerRequestContext[Any, Any]) -> str:
@@ -103,6 +136,31 @@ class Runtime:
                 "Elicitation.run(...), or mount pages_app() and pass public_url"
             )
         return self.public_url + flow_path(flow_id)
+
+
+def default_server_id(name: str | None) -> str:
+    """``["<the server's name>", "<the real path of the program's main module>"]`` as JSON.
+
+    Why these two. Servers run by one OS user share the default key file and the default
+    store, so the id is what keeps one server's flows and secrets from another: it must
+    differ between two servers, and stay the same when one restarts (a new id would make
+    every secret it stored unreadable, and strand its open flows).
+
+    - The name (``MCPServer("weather")``, ``FastMCP("weather")``) tells apart servers of one
+      program, and servers started by one launcher (``uvx``, ``mcp run``, ``python -m``):
+      their main module is the launcher's.
+    - The path tells apart two programs whose servers have the same name ("assistant",
+      say), and servers whose name is not known yet (one built with ``server_options()``
+      and never installed: ``install()`` and ``run()`` tell the name).
+    - Not the process id, the host name or a random value: they change across restarts, or
+      between the instances of one deployment, which must share flows and secrets.
+
+    A deployment whose instances run the program from different paths, or that wants the
+    id to survive a move or a rename, passes ``Elicitation(server_id=...)``."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    program = os.path.realpath(path) if isinstance(path, str) and path else "<interactive>"
+    return json.dumps([name or "", program], separators=(",", ":"), ensure_ascii=False)
 
 
 def default_store_url() -> str:

@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import REQUEST_TIMEOUT
 from pydantic import SecretStr
 
+from mcp_elicit.flows import TooManyOpenFlows
 from mcp_elicit.protocol import (
     ProtocolVersion,
     parse_elicit_result,
@@ -115,12 +116,16 @@ async def secret(
 
     With ``reuse`` a secret already in the vault for this user is returned at once. Otherwise
     a flow bound to the user is started and the person is sent to its page through URL mode;
-    the value goes from their browser to the vault, never through the client.
+    the value goes from their browser to the vault, never through the client. What is
+    returned then is exactly what was typed on this call's own page (kept with its flow),
+    even when other calls ask the same user for the same name at the same time.
     """
     scope = current_scope(ctx)
     runtime = scope.require_runtime("secrets")
     user = runtime.user_of(scope.request)
-    if reuse:
+    # 2026-07-28 runs the body again each round: once this question has been sent, its answer
+    # is its own flow's value, not whatever the vault holds for the name by now.
+    if reuse and not _sent_in_an_earlier_round(scope, f"secret:{name}", message):
         stored = await runtime.vault.get(user, name)
         if stored is not None:
             return Accepted(stored)
@@ -130,9 +135,7 @@ async def secret(
             found = await runtime.flows.get(existing)
             if found is not None and found.user == user:
                 return found
-        return await runtime.flows.start(
-            user=user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
-        )
+        return await _start_secret_flow(runtime, user, name, message)
 
     answer = await url_question(
         ctx,
@@ -144,7 +147,8 @@ async def secret(
     )
     if not isinstance(answer, Accepted):
         return answer
-    value = await runtime.vault.get(user, name)
+    flow = answer.value
+    value = await _value_of_flow(runtime, flow, user, name) if flow is not None else None
     return Accepted(value) if value is not None else Cancelled("not-stored")
 
 
@@ -167,15 +171,26 @@ async def secret_required(ctx: Any, name: str, message: str) -> UrlRequired:
     # leads to is still open, send the same link, not a new flow per retry.
     flow = await runtime.completions.linked_flow(scope.round)
     if flow is None or flow.user != user or flow.details.get("name") != name:
-        flow = await runtime.flows.start(
-            user=user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
-        )
+        flow = await _start_secret_flow(runtime, user, name, message)
     return UrlRequired(runtime.flow_url(flow.id), message, flow_id=flow.id)
 
 
 async def stored_secret(ctx: Any, name: str) -> SecretStr | None:
-    """The user's secret ``name`` from the vault, or ``None``; never asks."""
-    runtime, user = _runtime_and_user(ctx)
+    """The user's secret ``name`` from the vault, or ``None``; never asks.
+
+    On 2026-07-28, in the retry that follows a :func:`secret_required` link for ``name``, the
+    value typed on that link's page (kept with its flow), not the vault's latest for the
+    name: another call's page may have stored another value meanwhile."""
+    scope = current_scope(ctx)
+    runtime = scope.require_runtime("secrets")
+    user = runtime.user_of(scope.request)
+    linked = scope.round.linked_flow() if scope.round is not None else None
+    if linked is not None:
+        flow = await runtime.flows.get(linked)
+        if flow is not None and flow.status is FlowStatus.COMPLETED:
+            own = await _value_of_flow(runtime, flow, user, name)
+            if own is not None:
+                return own
     return await runtime.vault.get(user, name)
 
 
@@ -254,11 +269,11 @@ async def _in_rounds(
     """One link on 2026-07-28, by the round's rules (``rounds``)."""
     round_ = scope.require_round()
     key = round_.next_key()
-    pin = rounds.digest({"pin": pin_of, "message": message})
+    pin = _pin(pin_of, message)
     now = time.time()
     standing = round_.resolve(key, pin, now=now)
     if isinstance(standing, rounds.Restored):
-        return standing.recorded.answer(lambda _: None)
+        return await _restored(scope, standing.recorded)
     # A link's answer counts only against the link that was sent (not on its merits).
     asked = standing.asked if isinstance(standing, rounds.Responded) else None
     if isinstance(standing, rounds.Unanswered):
@@ -278,12 +293,22 @@ async def _in_rounds(
         flow = await scope.require_runtime("URL flows").completions.hold(flow)
         if flow.status.finished:
             answer = _flow_answer(flow, timed_out=False)
-            if not isinstance(answer, Accepted):
-                round_.record(key, rounds.Recorded.of(pin, answer))
-            return answer  # an accepted flow is looked up again each round, never copied
+            # Recorded with the flow's id (never what its page received), so that the rounds
+            # that follow, for the questions after this one, find this same flow again.
+            round_.record(key, rounds.Recorded.of(pin, answer, {"flow": flow.id}))
+            return answer
     params = url_request_params(message, url_of(flow), revision=ProtocolVersion.V2026_07_28)
     request = {"method": ELICITATION_CREATE, "params": params}
     raise round_.ask(key, request, rounds.Asked(pin, now, flow=flow.id if flow else None))
+
+
+async def _restored(scope: RequestScope, recorded: rounds.Recorded) -> Answer[Any]:
+    """An answer recorded in an earlier round; a completed flow's is the flow, read again."""
+    flow_id = (recorded.content or {}).get("flow") if recorded.action == "accept" else None
+    if not isinstance(flow_id, str):
+        return recorded.answer(lambda _: None)
+    flow = await scope.require_runtime("URL flows").flows.get(flow_id)
+    return _flow_answer(flow, timed_out=False) if flow is not None else Cancelled("expired")
 
 
 def consent_of(raw: Any, revision: ProtocolVersion) -> Answer[Any] | None:
@@ -333,3 +358,41 @@ def _runtime_and_user(ctx: Any) -> tuple[Runtime, str]:
     scope = current_scope(ctx)
     runtime = scope.require_runtime("secrets")
     return runtime, runtime.user_of(scope.request)
+
+
+async def _start_secret_flow(runtime: Runtime, user: str, name: str, message: str) -> FlowRecord:
+    try:
+        return await runtime.flows.start(
+            user=user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
+        )
+    except TooManyOpenFlows as full:
+        raise CannotAsk(
+            f"this tool cannot send another link: {full.limit} open links of this user are "
+            f"waiting on this server already, the most allowed (Elicitation(max_open_flows="
+            f"...)). Finish or decline one of them, or let it expire, then try again"
+        ) from full
+
+
+async def _value_of_flow(runtime: Runtime, flow: Any, user: str, name: str) -> SecretStr | None:
+    """What was typed on ``flow``'s page, when it is this user's secret flow for ``name``."""
+    if not isinstance(flow, FlowRecord) or flow.purpose != SECRET_PURPOSE:
+        return None
+    if flow.user != user or flow.details.get("name") != name:
+        return None
+    return await runtime.vault.of_flow(flow.id, user, name)
+
+
+def _pin(pin_of: str, message: str) -> str:
+    """What names a URL question across 2026-07-28 rounds (see :func:`url_question`)."""
+    return rounds.digest({"pin": pin_of, "message": message})
+
+
+def _sent_in_an_earlier_round(scope: RequestScope, pin_of: str, message: str) -> bool:
+    """This URL question was sent, or answered, in an earlier round of this call."""
+    round_ = scope.round
+    if round_ is None:
+        return False
+    pin = _pin(pin_of, message)
+    return any(a.pin == pin for a in round_.asked.values()) or any(
+        r.pin == pin for r in round_.answers.values()
+    )

@@ -6,7 +6,7 @@ run against each.
 for several processes on one file). Redis and PostgreSQL come later.
 """
 
-from mcp_elicit.stores.contract import FlowExists, Store, StoreError
+from mcp_elicit.stores.contract import FlowExists, Store, StoreError, TooManyFlows
 from mcp_elicit.stores.memory import MemoryStore
 from mcp_elicit.stores.opening import open_store
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
@@ -22,5 +22,6 @@ __all__ = [
     "SealedSecret",
     "Store",
     "StoreError",
+    "TooManyFlows",
     "open_store",
 ]

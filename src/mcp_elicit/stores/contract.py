@@ -20,15 +20,29 @@ class FlowExists(StoreError):
     """``create_flow`` with an id that is already stored."""
 
 
+class TooManyFlows(StoreError):
+    """``create_flow`` with a ``limit`` that the flow's owner has reached."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the owner of this flow has {limit} live flows already (the limit)")
+        self.limit = limit
+
+
 @runtime_checkable
 class Store(Protocol):
     """Flows and sealed secrets, durable across restarts (except the memory engine)."""
 
     url: str  # how it was opened, with any password removed
 
-    async def create_flow(self, flow: FlowRecord) -> None:
+    async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
         """Store a new flow. Raises :class:`FlowExists` when the id is taken, and
-        :class:`StoreError` when ``details`` is not JSON (NaN and Infinity included)."""
+        :class:`StoreError` when ``details`` is not JSON (NaN and Infinity included).
+
+        With ``limit``: raises :class:`TooManyFlows` instead of storing it when its owner
+        (``flow.server`` and ``flow.user``) already has ``limit`` live flows, counting those
+        ``pending`` or ``opened`` with ``expires_at > flow.created_at``. The count and the
+        insert are one atomic step: flows started at the same moment cannot pass the limit
+        together."""
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
         """The flow, or ``None``. Does not apply expiry: see :meth:`expire_flows`."""
@@ -46,6 +60,25 @@ class Store(Protocol):
         updated record, or ``None`` when the flow is missing, expired, or in another status
         (two instances racing to complete a flow: exactly one wins)."""
 
+    async def complete_flow(
+        self,
+        flow_id: str,
+        *,
+        now: float,
+        result: bytes | None = None,
+        secret: SealedSecret | None = None,
+    ) -> FlowRecord | None:
+        """One atomic step, all of it or nothing: if the flow is ``pending`` or ``opened``
+        and has not expired (``expires_at > now``), mark it ``completed`` (``updated_at =
+        now``), keep ``result`` with it (:meth:`flow_result`), and store ``secret`` as
+        :meth:`put_secret` would. Returns the updated record; ``None`` when the flow is
+        missing, finished or expired, and then nothing at all was written (a value is never
+        stored for a flow that did not complete)."""
+
+    async def flow_result(self, flow_id: str) -> bytes | None:
+        """What :meth:`complete_flow` kept with the flow (sealed bytes), or ``None``: no such
+        flow, or nothing was kept. Deleted with the flow by :meth:`purge_flows`."""
+
     async def expire_flows(self, now: float) -> int:
         """Mark every ``pending`` or ``opened`` flow with ``expires_at <= now`` as
         ``expired`` (``updated_at = now``); return how many changed."""
@@ -55,13 +88,14 @@ class Store(Protocol):
         return how many were deleted."""
 
     async def put_secret(self, secret: SealedSecret) -> None:
-        """Store or replace the sealed secret for ``(secret.user, secret.name)``."""
+        """Store or replace the sealed secret for ``(secret.server, secret.user,
+        secret.name)``."""
 
-    async def get_secret(self, user: str, name: str) -> SealedSecret | None:
-        """The sealed secret, or ``None``."""
+    async def get_secret(self, user: str, name: str, *, server: str) -> SealedSecret | None:
+        """The sealed secret of ``(server, user, name)``, or ``None``."""
 
-    async def delete_secret(self, user: str, name: str) -> bool:
-        """Delete it; ``True`` when there was one."""
+    async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
+        """Delete the secret of ``(server, user, name)``; ``True`` when there was one."""
 
     async def aclose(self) -> None:
         """Release connections. Idempotent; any other call afterwards raises

@@ -2,7 +2,8 @@
 a restart.
 
 Every operation runs without an ``await`` inside, so on one event loop each is atomic without
-a lock, which is what makes ``set_flow_status`` a true compare-and-set here.
+a lock, which is what makes ``set_flow_status`` a true compare-and-set here, and
+``complete_flow`` and a limited ``create_flow`` single steps.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
-from mcp_elicit.stores.contract import FlowExists, StoreError
+from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
 
 
@@ -34,7 +35,8 @@ class MemoryStore:
     def __init__(self) -> None:
         self.url = "memory://"
         self._flows: dict[str, FlowRecord] = {}
-        self._secrets: dict[tuple[str, str], SealedSecret] = {}
+        self._results: dict[str, bytes] = {}
+        self._secrets: dict[tuple[str, str, str], SealedSecret] = {}
         self._closed = False
 
     def _check_open(self) -> None:
@@ -45,10 +47,21 @@ class MemoryStore:
     def _out(flow: FlowRecord) -> FlowRecord:
         return replace(flow, details=copy_details(flow.details))
 
-    async def create_flow(self, flow: FlowRecord) -> None:
+    async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
         self._check_open()
         if flow.id in self._flows:
             raise FlowExists(f"flow {flow.id!r} already exists")
+        if limit is not None:
+            live = sum(
+                1
+                for f in self._flows.values()
+                if f.server == flow.server
+                and f.user == flow.user
+                and f.status in LIVE
+                and f.expires_at > flow.created_at
+            )
+            if live >= limit:
+                raise TooManyFlows(limit)
         self._flows[flow.id] = replace(
             flow, status=FlowStatus(flow.status), details=copy_details(flow.details)
         )
@@ -74,6 +87,30 @@ class MemoryStore:
         self._flows[flow_id] = updated
         return self._out(updated)
 
+    async def complete_flow(
+        self,
+        flow_id: str,
+        *,
+        now: float,
+        result: bytes | None = None,
+        secret: SealedSecret | None = None,
+    ) -> FlowRecord | None:
+        self._check_open()
+        flow = self._flows.get(flow_id)
+        if flow is None or flow.status not in LIVE or flow.expires_at <= now:
+            return None
+        updated = replace(flow, status=FlowStatus.COMPLETED, updated_at=now)
+        self._flows[flow_id] = updated
+        if result is not None:
+            self._results[flow_id] = bytes(result)
+        if secret is not None:
+            self._put(secret)
+        return self._out(updated)
+
+    async def flow_result(self, flow_id: str) -> bytes | None:
+        self._check_open()
+        return self._results.get(flow_id)
+
     async def expire_flows(self, now: float) -> int:
         self._check_open()
         due = [f for f in self._flows.values() if f.status in LIVE and f.expires_at <= now]
@@ -86,19 +123,24 @@ class MemoryStore:
         old = [f.id for f in self._flows.values() if f.status.finished and f.updated_at < before]
         for flow_id in old:
             del self._flows[flow_id]
+            self._results.pop(flow_id, None)
         return len(old)
 
     async def put_secret(self, secret: SealedSecret) -> None:
         self._check_open()
-        self._secrets[(secret.user, secret.name)] = replace(secret, sealed=bytes(secret.sealed))
+        self._put(secret)
 
-    async def get_secret(self, user: str, name: str) -> SealedSecret | None:
-        self._check_open()
-        return self._secrets.get((user, name))
+    def _put(self, secret: SealedSecret) -> None:
+        key = (secret.server, secret.user, secret.name)
+        self._secrets[key] = replace(secret, sealed=bytes(secret.sealed))
 
-    async def delete_secret(self, user: str, name: str) -> bool:
+    async def get_secret(self, user: str, name: str, *, server: str) -> SealedSecret | None:
         self._check_open()
-        return self._secrets.pop((user, name), None) is not None
+        return self._secrets.get((server, user, name))
+
+    async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
+        self._check_open()
+        return self._secrets.pop((server, user, name), None) is not None
 
     async def aclose(self) -> None:
         self._closed = True

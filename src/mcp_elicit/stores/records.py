@@ -29,8 +29,10 @@ LIVE = frozenset({FlowStatus.PENDING, FlowStatus.OPENED})
 
 @dataclass(frozen=True, slots=True)
 class FlowRecord:
-    """One out-of-band flow. ``details`` holds non-secret JSON (the message, a secret's name):
-    a secret value never goes here."""
+    """One out-of-band flow, owned by ``user`` on ``server`` (the ``server_id`` of the server
+    that started it; ``""`` for a flow of no particular server). ``details`` holds non-secret
+    JSON (the message, a secret's name): a secret value never goes here. What a completed
+    flow received is kept apart, sealed (``Store.flow_result``)."""
 
     id: str
     user: str
@@ -40,13 +42,16 @@ class FlowRecord:
     updated_at: float
     expires_at: float
     details: Mapping[str, Any] = field(default_factory=dict)
+    server: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class SealedSecret:
-    """A vault entry as stored: ciphertext only, bound to ``user`` and ``name``."""
+    """A vault entry as stored: ciphertext only, keyed by ``server``, ``user`` and ``name``
+    (and bound to them inside the ciphertext: see the vault)."""
 
     user: str
     name: str
     sealed: bytes
     created_at: float
+    server: str = ""

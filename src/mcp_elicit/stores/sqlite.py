@@ -8,7 +8,9 @@ secrets and who asked what.
 
 The file is in WAL mode with ``synchronous=NORMAL``: readers never wait for the writer, a
 commit costs no fsync (a power cut may lose the last commits, never corrupt the file), and
-each operation is one statement committed on its own (autocommit).
+each operation is one statement committed on its own (autocommit), except ``complete_flow``:
+its two writes (the flow, the vault entry) are one ``BEGIN IMMEDIATE`` transaction, so that
+a value is never stored for a flow that did not complete.
 
 Why statements run inline on the event loop thread, not in a worker thread (and not through
 aiosqlite, which hands every call to a thread of its own): an operation here is one indexed
@@ -40,52 +42,84 @@ from urllib.parse import unquote, urlsplit
 import anyio
 import anyio.to_thread
 
-from mcp_elicit.stores.contract import FlowExists, StoreError
+from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
 
 T = TypeVar("T")
 Op = Callable[..., T]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 # PRAGMA application_id: marks the file as ours, so a URL pointing at some other application's
 # database is refused instead of getting our tables added to it. ("MCPE" in ASCII.)
 APPLICATION_ID: Final = 0x4D435045
 # How long the slow path waits for another connection's write lock before giving up.
 BUSY_TIMEOUT_S: Final = 5.0
 
-# Run in order inside one transaction when a file is new (user_version 0). A later version
-# appends its migration steps and bumps SCHEMA_VERSION.
+# Version 2 binds flows and secrets to the server (server_id) and keeps what a completed flow
+# received with it (result, sealed).
+_SECRETS_TABLE: Final = """CREATE TABLE IF NOT EXISTS secrets (
+        server_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        sealed BLOB NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (server_id, user_id, name)
+    ) WITHOUT ROWID"""
+# The flow cap (create_flow's limit) counts one owner's live flows.
+_LIVE_OWNER_INDEX: Final = """CREATE INDEX IF NOT EXISTS flows_live_owner
+        ON flows (server_id, user_id, expires_at) WHERE status IN ('pending', 'opened')"""
+_STAMP: Final = (
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    f"PRAGMA user_version = {SCHEMA_VERSION}",
+)
+# Run in order inside one transaction when a file is new (user_version 0).
 SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS flows (
         id TEXT PRIMARY KEY NOT NULL,
+        server_id TEXT NOT NULL DEFAULT '',
         user_id TEXT NOT NULL,
         purpose TEXT NOT NULL,
         status TEXT NOT NULL,
         created_at REAL NOT NULL,
         updated_at REAL NOT NULL,
         expires_at REAL NOT NULL,
-        details TEXT NOT NULL
+        details TEXT NOT NULL,
+        result BLOB
     ) WITHOUT ROWID""",
     # expire_flows and purge_flows look only at live, or only at finished, flows.
     """CREATE INDEX IF NOT EXISTS flows_live_expiry ON flows (expires_at)
         WHERE status IN ('pending', 'opened')""",
     """CREATE INDEX IF NOT EXISTS flows_finished_age ON flows (updated_at)
         WHERE status IN ('completed', 'declined', 'expired')""",
-    """CREATE TABLE IF NOT EXISTS secrets (
-        user_id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        sealed BLOB NOT NULL,
-        created_at REAL NOT NULL,
-        PRIMARY KEY (user_id, name)
-    ) WITHOUT ROWID""",
-    f"PRAGMA application_id = {APPLICATION_ID}",
-    f"PRAGMA user_version = {SCHEMA_VERSION}",
+    _LIVE_OWNER_INDEX,
+    _SECRETS_TABLE,
+    *_STAMP,
 )
+# Version 1 to 2, in the same transaction. Flows of version 1 belong to no server ('') and so
+# to none of the servers that open the file now: they expire and are purged. Its secrets were
+# sealed without the server in their authenticated data, so no server can open them any more:
+# they are dropped, and asked for again (docs/url-mode.md).
+FROM_VERSION_1: Final = (
+    "ALTER TABLE flows ADD COLUMN server_id TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE flows ADD COLUMN result BLOB",
+    _LIVE_OWNER_INDEX,
+    "DROP TABLE secrets",
+    _SECRETS_TABLE,
+    *_STAMP,
+)
+MIGRATIONS: Final = {0: SCHEMA, 1: FROM_VERSION_1}
 # RETURNING, which makes set_flow_status one statement, came in SQLite 3.35.
 MIN_SQLITE: Final = (3, 35, 0)
 
-_COLUMNS = "id, user_id, purpose, status, created_at, updated_at, expires_at, details"
-INSERT_FLOW: Final = f"INSERT INTO flows ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_COLUMNS = "id, user_id, purpose, status, created_at, updated_at, expires_at, details, server_id"
+INSERT_FLOW: Final = f"INSERT INTO flows ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+# The limited insert: one statement, so that the count and the insert are atomic (a write
+# statement takes the write lock before it reads). No row inserted: the limit is reached.
+INSERT_FLOW_LIMITED: Final = (
+    f"INSERT INTO flows ({_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? "
+    "WHERE (SELECT count(*) FROM flows WHERE server_id = ? AND user_id = ? "
+    "AND status IN ('pending', 'opened') AND expires_at > ?) < ?"
+)
 GET_FLOW: Final = f"SELECT {_COLUMNS} FROM flows WHERE id = ?"
 # One compare-and-set statement per size of ``expected`` (at most five), each cached by
 # sqlite3's statement cache: "UPDATE ... WHERE id = ? AND status IN (?, ...) AND expires_at > ?
@@ -99,16 +133,23 @@ EXPIRE_FLOWS: Final = (
     "UPDATE flows SET status = 'expired', updated_at = ? "
     "WHERE status IN ('pending', 'opened') AND expires_at <= ?"
 )
+COMPLETE_FLOW: Final = (
+    "UPDATE flows SET status = 'completed', updated_at = ?, result = ? WHERE id = ? "
+    f"AND status IN ('pending', 'opened') AND expires_at > ? RETURNING {_COLUMNS}"
+)
+FLOW_RESULT: Final = "SELECT result FROM flows WHERE id = ?"
 PURGE_FLOWS: Final = (
     "DELETE FROM flows WHERE status IN ('completed', 'declined', 'expired') AND updated_at < ?"
 )
 PUT_SECRET: Final = (
-    "INSERT INTO secrets (user_id, name, sealed, created_at) VALUES (?, ?, ?, ?) "
-    "ON CONFLICT (user_id, name) DO UPDATE SET sealed = excluded.sealed, "
+    "INSERT INTO secrets (server_id, user_id, name, sealed, created_at) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (server_id, user_id, name) DO UPDATE SET sealed = excluded.sealed, "
     "created_at = excluded.created_at"
 )
-GET_SECRET: Final = "SELECT sealed, created_at FROM secrets WHERE user_id = ? AND name = ?"
-DELETE_SECRET: Final = "DELETE FROM secrets WHERE user_id = ? AND name = ?"
+GET_SECRET: Final = (
+    "SELECT sealed, created_at FROM secrets WHERE server_id = ? AND user_id = ? AND name = ?"
+)
+DELETE_SECRET: Final = "DELETE FROM secrets WHERE server_id = ? AND user_id = ? AND name = ?"
 
 assert {s.value for s in LIVE} == {"pending", "opened"}, "EXPIRE_FLOWS and SCHEMA name them"
 
@@ -226,8 +267,9 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
                 f"({SCHEMA_VERSION}): upgrade mcp-elicit"
             )
         if version < SCHEMA_VERSION:
-            # Future versions migrate here, one step at a time, in this same transaction.
-            for statement in SCHEMA:
+            # A new file gets the whole schema; an older one its migration, in this same
+            # transaction (a later version adds its own step to MIGRATIONS).
+            for statement in MIGRATIONS[version]:
                 conn.execute(statement)
         conn.execute("COMMIT")
     except BaseException:
@@ -247,6 +289,7 @@ def _flow(row: tuple[Any, ...]) -> FlowRecord:
         float(row[5]),
         float(row[6]),
         _decode(row[7]),
+        row[8],
     )
 
 
@@ -265,6 +308,29 @@ def _rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[A
 
 def _count(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> int:
     return conn.execute(sql, params).rowcount
+
+
+def _complete(
+    conn: sqlite3.Connection, flow: tuple[Any, ...], secret: tuple[Any, ...] | None
+) -> list[Any]:
+    """``complete_flow``'s two writes in one transaction. IMMEDIATE takes the write lock at
+    once (on the inline connection a busy file fails here, before anything is written, and
+    the operation is retried whole on the slow path); any failure rolls both back."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        rows = conn.execute(COMPLETE_FLOW, flow).fetchall()
+        if rows and secret is not None:
+            conn.execute(PUT_SECRET, secret)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return rows
+
+
+def _secret_params(secret: SealedSecret) -> tuple[Any, ...]:
+    return (secret.server, secret.user, secret.name, bytes(secret.sealed), secret.created_at)
 
 
 class SQLiteStore:
@@ -361,12 +427,12 @@ class SQLiteStore:
 
     # --- the contract ------------------------------------------------------------------------
 
-    async def create_flow(self, flow: FlowRecord) -> None:
+    async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
         try:
             details = _encode(flow.details)
         except (TypeError, ValueError) as error:
             raise StoreError(f"flow details must be JSON: {error}") from error
-        params = (
+        params: tuple[Any, ...] = (
             flow.id,
             flow.user,
             flow.purpose,
@@ -375,11 +441,18 @@ class SQLiteStore:
             flow.updated_at,
             flow.expires_at,
             details,
+            flow.server,
         )
+        sql = INSERT_FLOW
+        if limit is not None:
+            sql = INSERT_FLOW_LIMITED
+            params = (*params, flow.server, flow.user, flow.created_at, limit)
         try:
-            self._inline().execute(INSERT_FLOW, params)
+            inserted = self._inline().execute(sql, params).rowcount
         except sqlite3.Error as error:
-            await self._retry(error, _execute, INSERT_FLOW, params, flow_id=flow.id)
+            inserted = await self._retry(error, _count, sql, params, flow_id=flow.id)
+        if inserted == 0 and limit is not None:
+            raise TooManyFlows(limit)
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
         try:
@@ -405,6 +478,29 @@ class SQLiteStore:
             rows = await self._retry(error, _rows, sql, params)
         return _flow(rows[0]) if rows else None
 
+    async def complete_flow(
+        self,
+        flow_id: str,
+        *,
+        now: float,
+        result: bytes | None = None,
+        secret: SealedSecret | None = None,
+    ) -> FlowRecord | None:
+        flow = (now, None if result is None else bytes(result), flow_id, now)
+        stored = None if secret is None else _secret_params(secret)
+        try:
+            rows = _complete(self._inline(), flow, stored)
+        except sqlite3.Error as error:
+            rows = await self._retry(error, _complete, flow, stored)
+        return _flow(rows[0]) if rows else None
+
+    async def flow_result(self, flow_id: str) -> bytes | None:
+        try:
+            rows = self._inline().execute(FLOW_RESULT, (flow_id,)).fetchall()
+        except sqlite3.Error as error:
+            rows = await self._retry(error, _rows, FLOW_RESULT, (flow_id,))
+        return bytes(rows[0][0]) if rows and rows[0][0] is not None else None
+
     async def expire_flows(self, now: float) -> int:
         return await self._count(EXPIRE_FLOWS, (now, now))
 
@@ -412,14 +508,14 @@ class SQLiteStore:
         return await self._count(PURGE_FLOWS, (before,))
 
     async def put_secret(self, secret: SealedSecret) -> None:
-        params = (secret.user, secret.name, bytes(secret.sealed), secret.created_at)
+        params = _secret_params(secret)
         try:
             self._inline().execute(PUT_SECRET, params)
         except sqlite3.Error as error:
             await self._retry(error, _execute, PUT_SECRET, params)
 
-    async def get_secret(self, user: str, name: str) -> SealedSecret | None:
-        params = (user, name)
+    async def get_secret(self, user: str, name: str, *, server: str) -> SealedSecret | None:
+        params = (server, user, name)
         try:
             rows = self._inline().execute(GET_SECRET, params).fetchall()
         except sqlite3.Error as error:
@@ -427,10 +523,10 @@ class SQLiteStore:
         if not rows:
             return None
         sealed, created_at = rows[0]
-        return SealedSecret(user, name, bytes(sealed), float(created_at))
+        return SealedSecret(user, name, bytes(sealed), float(created_at), server)
 
-    async def delete_secret(self, user: str, name: str) -> bool:
-        return await self._count(DELETE_SECRET, (user, name)) > 0
+    async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
+        return await self._count(DELETE_SECRET, (server, user, name)) > 0
 
     async def _count(self, sql: str, params: tuple[Any, ...]) -> int:
         try:

@@ -41,10 +41,13 @@ def hosted_pages(
 ) -> Starlette:
     """The pages for URL-mode flows. Routes are relative to where the app is mounted:
 
-    - ``GET  /flows/{flow_id}``: the secret-entry page (opens the flow)
+    - ``GET  /flows/{flow_id}``: the secret-entry page (opens the flow; HEAD does not)
     - ``POST /flows/{flow_id}``: submit the secret, or decline
     - ``GET  /flows/{flow_id}/status``: where the flow stands
     - ``GET  /static/pages.css``, ``GET /static/icon.svg``: the stylesheet and the tab's icon
+
+    ``flows`` and ``vault`` belong to the same server (``Flows(server=)``,
+    ``Vault(server=)``): the pages answer only that server's flows.
 
     ``csrf_key`` is a key of its own (``DeploymentKey.derive("csrf")``), the same on every
     instance, so that a form served by one instance can be posted to another.
@@ -53,6 +56,12 @@ def hosted_pages(
     function returning them; any other ``Host`` is refused with 400 (``hosts.py`` says why).
     Required, so that no way of building the pages leaves them open to DNS rebinding.
     """
+    if flows.server is not None and flows.server != vault.server:
+        # The page would store, with a flow of one server, a value sealed for another.
+        raise ValueError(
+            f"the flows and the vault of the pages belong to different servers "
+            f"({flows.server!r}, {vault.server!r})"
+        )
     pages = Pages(
         flows=flows, vault=vault, identity=identity, csrf=Csrf(csrf_key), server_name=server_name
     )

@@ -10,11 +10,17 @@ The rules, and why:
 - A POST is checked in this order: where it came from and its CSRF token, then who sent it,
   then the flow's state, then the action. A forged or cross-site POST changes nothing and
   learns nothing, not even whether the flow exists.
-- The secret's value goes to ``Vault.put`` and nowhere else: not into a page (the form is
-  re-shown empty after a mistake), not into a log line, not into flow details. Decline is a
-  separate form, so a value already typed is not even sent when the person declines.
-- The vault is written before the flow is completed: whoever waits for the flow reads the
-  vault as soon as it completes, and must find the secret there.
+- Only the flow's user's own visit marks it ``opened``. HEAD, a browser's prefetch and a
+  link-preview bot (a chat app fetching a pasted link, see :data:`PREVIEW_AGENTS`) get the
+  same answer without changing the flow, as does, before that, anyone refused.
+- The secret's value goes to the vault, sealed, and nowhere else: not into a page (the form
+  is re-shown empty after a mistake), not into a log line, not into flow details. Decline is
+  a separate form, so a value already typed is not even sent when the person declines.
+- Storing the value and completing the flow are one step of the store
+  (``Flows.complete(result=, secret=)``): the value sealed for this flow alone (what the
+  call waiting on it returns) and the vault entry for later reuse are written with the
+  status, or not at all. A Save that loses to a Decline in another tab, or to the flow's
+  expiry, stores nothing, which is what its page then says.
 - A successful POST answers ``303 See Other`` to the status page (POST/redirect/GET):
   reloading the result, or going back and forward, never re-posts the secret, and the page
   left in the tab carries no form.
@@ -51,6 +57,25 @@ _EMPTY = "Enter a value, or choose Decline."
 # the name of the app the person came from, for "go back to ...". Shown escaped, like all.
 _CLIENT_DETAIL = "client"
 
+PREVIEW_AGENTS = (
+    "slackbot",
+    "facebookexternalhit",
+    "twitterbot",
+    "discordbot",
+    "whatsapp",
+    "telegrambot",
+    "linkedinbot",
+    "skypeuripreview",
+    "mattermost",
+    "iframely",
+)
+"""Link-preview bots, as their ``User-Agent`` names them (lower case, a part of it): chat
+apps fetch a link pasted into them to show a preview. With ``LocalIdentity`` every browser
+that reaches the page is the user, so without this list such a fetch would mark the flow
+``opened`` as if the person had. Short on purpose: the common chat apps, not every crawler.
+It is not a security boundary (a bot may call itself anything, and ``opened`` grants
+nothing): what an unknown bot changes is only that word on the status page."""
+
 
 def base_of(request: Request) -> str:
     """Where the pages are mounted, as this request reached them (``/elicit`` by default)."""
@@ -78,10 +103,11 @@ class Pages:
         if isinstance(found, Response):
             return found
         user, flow, secret = found
-        try:
-            await self._flows.open(flow.id, user=user)
-        except FlowError as error:  # finished or gone since we read it
-            return self._after_flow_error(request, flow, error)
+        if not _only_looking(request):
+            try:
+                await self._flows.open(flow.id, user=user)
+            except FlowError as error:  # finished or gone since we read it
+                return self._after_flow_error(request, flow, error)
         cookie = self._csrf.cookie_of(request)
         fresh = cookie is None
         if cookie is None:
@@ -121,8 +147,12 @@ class Pages:
                     cookie = self._csrf.cookie_of(request)
                     assert cookie is not None  # the token check above needed it
                     return self._form(request, flow, secret, cookie, error=_EMPTY)
-                await self._vault.put(user, secret.name, value)
-                await self._flows.complete(flow.id, user=user)
+                await self._flows.complete(
+                    flow.id,
+                    user=user,
+                    result=self._vault.seal_for_flow(flow.id, user, secret.name, value),
+                    secret=self._vault.seal(user, secret.name, value),
+                )
                 logger.info("flow %s completed: secret %r stored", flow.id, secret.name)
             else:
                 page = self._problem(request, "Bad request", "Choose Save or Decline on the form.")
@@ -282,6 +312,18 @@ def _secret_details(flow: FlowRecord, *, quiet: bool = False) -> _Secret | None:
         label=label if isinstance(label, str) and label else name,
         message=message if isinstance(message, str) else "",
     )
+
+
+def _only_looking(request: Request) -> bool:
+    """A request that reads the page without being the person opening it: HEAD, a browser's
+    prefetch (``Sec-Purpose``, or the older ``Purpose``), a link-preview bot."""
+    if request.method == "HEAD":
+        return True
+    purpose = request.headers.get("sec-purpose") or request.headers.get("purpose") or ""
+    if "prefetch" in purpose.lower():
+        return True
+    agent = request.headers.get("user-agent", "").lower()
+    return any(bot in agent for bot in PREVIEW_AGENTS)
 
 
 def _client_of(flow: FlowRecord) -> str | None:
