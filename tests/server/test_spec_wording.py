@@ -349,3 +349,65 @@ def test_the_message_check_reads_the_form_not_the_words_alone() -> None:
     check_form_message("How many tokens may the summary use?", number_form)  # "tokens" ≠ "token"
     with pytest.raises(LinkInText):  # not_secret lifts only the secret check
         check_form_message(f"See {LINK}", text_form, not_secret=True)
+
+
+# -- URL mode: the link goes in `url`, never in the message -------------------------------------
+
+
+def url_mode_server() -> tuple[MCPServer, list[str]]:
+    from mcp_elicit.server import (
+        DeploymentKey,
+        Elicitation,
+        UrlRequired,
+        ask_url,
+        secret,
+        secret_required,
+    )
+
+    server = MCPServer("linky")
+    Elicitation(server, key=DeploymentKey.generate(), store="memory://")
+    reached: list[str] = []
+    bad = "Open https://evil.example/login to continue"
+
+    @server.tool()
+    async def via_secret(ctx: Context) -> str:
+        await secret(ctx, "KEY", bad)
+        reached.append("secret")
+        return "sent"
+
+    @server.tool()
+    async def via_secret_required(ctx: Context) -> str:
+        raise await secret_required(ctx, "KEY", bad)
+
+    @server.tool()
+    async def via_ask_url(ctx: Context) -> str:
+        await ask_url(ctx, "https://pages.example/x", bad)
+        reached.append("ask_url")
+        return "sent"
+
+    @server.tool()
+    async def via_url_required(ctx: Context) -> str:
+        raise UrlRequired("https://pages.example/x", bad)
+
+    return server, reached
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize(
+    ("tool", "where"),
+    [
+        ("via_secret", "secret() message"),
+        ("via_secret_required", "secret_required() message"),
+        ("via_ask_url", "the link's message"),
+        ("via_url_required", "UrlRequired message"),
+    ],
+)
+async def test_a_url_in_a_url_mode_message_is_refused_before_anything_is_sent(
+    era: str, tool: str, where: str
+) -> None:
+    server, reached = url_mode_server()
+    person = Person([])
+    async with connect(server, era, person) as client:
+        result = await client.call_tool(tool, {})
+    assert result.is_error and where in text(result) and "https://evil.example" in text(result)
+    assert person.seen == [] and reached == []  # no link, no flow, nothing asked

@@ -40,6 +40,7 @@ from mcp_elicit.server.links import SECRET_PURPOSE
 from mcp_elicit.server.peer import Peer
 from mcp_elicit.server.runtime import Runtime
 from mcp_elicit.server.scope import RequestScope, current_scope
+from mcp_elicit.server.wording import refuse_links_in_text
 from mcp_elicit.stores import FlowRecord, FlowStatus
 
 
@@ -64,6 +65,7 @@ class UrlRequired(MCPError):
         flow_id: str | None = None,
         error_message: str = "This request needs you to open a link first.",
     ) -> None:
+        refuse_links_in_text(message, where="UrlRequired message")
         self.url = url
         self.prompt = message
         self.flow_id = flow_id
@@ -120,6 +122,8 @@ async def secret(
     returned then is exactly what was typed on this call's own page (kept with its flow),
     even when other calls ask the same user for the same name at the same time.
     """
+    # Before the vault: a stored secret returns early, and the author must still hear of it.
+    refuse_links_in_text(message, where="secret() message")
     scope = current_scope(ctx)
     runtime = scope.require_runtime("secrets")
     user = runtime.user_of(scope.request)
@@ -162,6 +166,7 @@ async def secret_required(ctx: Any, name: str, message: str) -> UrlRequired:
     A client that cannot open links gets what :class:`UrlRequired` would give it (-32021 on
     2026-07-28, else a tool error saying why), raised here: no flow is started for it.
     """
+    refuse_links_in_text(message, where="secret_required() message")
     scope = current_scope(ctx)
     if scope.peer.revision is None or not scope.peer.modes.url:
         raise no_url_mode(scope.peer)  # no flow for a link that cannot be sent
@@ -216,6 +221,7 @@ async def url_question(
     (the URL may hold a fresh flow id each time, so it cannot)."""
     if not isinstance(message, str) or not message.strip():
         raise ValueError("the message must say where the link goes and why")
+    refuse_links_in_text(message, where="the link's message")
     scope = current_scope(ctx)
     peer = scope.peer
     if peer.revision is None or not peer.modes.url:
