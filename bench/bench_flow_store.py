@@ -72,6 +72,7 @@ def params(flow: FlowRecord) -> tuple[Any, ...]:
         flow.updated_at,
         flow.expires_at,
         json.dumps(dict(flow.details), separators=(",", ":")),
+        flow.server,
     )
 
 

@@ -228,6 +228,11 @@ class Elicitation:
         self._server = served
 
     @property
+    def installed(self) -> bool:
+        """Whether a server was given (to the constructor, :meth:`install` or :meth:`run`)."""
+        return self._server is not None
+
+    @property
     def server(self) -> Any:
         if self._server is None:
             raise RuntimeError("no server yet: Elicitation(server), install(server) or run(server)")

@@ -48,9 +48,9 @@ What the caller does with a response, and records (:meth:`Round.record`) or asks
   saying what was wrong, until ``reask`` is used up (then the call fails, naming the fields);
 - a link the person declined or cancelled → recorded; accepted with no flow behind it →
   recorded as accepted; accepted and its flow finished without completing → the decline or
-  expiry is recorded; a *completed* flow is never recorded (it is looked up every round: what
-  the page stored lives in the vault, never in the state); accepted and the flow still open
-  → the same link is asked again, with the same flow.
+  expiry is recorded; a *completed* flow is recorded by its id only, never what its page
+  received (later rounds read that flow again, and the value sealed with it); accepted and
+  the flow still open → the same link is asked again, with the same flow.
 
 Links that a tool raises as :class:`~mcp_elicit.server.url_mode.UrlRequired` leave under the
 key :data:`LINK_KEY` with the flow they lead to (:meth:`Round.linked_flow`): the retry runs the

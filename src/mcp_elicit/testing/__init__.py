@@ -201,6 +201,13 @@ async def connect(
         client = ElicitingClient(target, handler, protocol=protocol, **client_options)
         async with contextlib.AsyncExitStack() as stack:
             if elicitation is not None:
+                if not elicitation.installed and type(server).__module__.split(".")[0] in (
+                    "mcp",
+                    "fastmcp",
+                ):
+                    # A server built with server_options() learns its name (and so its
+                    # server_id, which binds flows and secrets) when it is installed.
+                    elicitation.install(server)
                 await stack.enter_async_context(
                     elicitation.running(serve_pages_on_loopback=True, close_store=False)
                 )
