@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.client.test_opening import redirect_target
 from tests.peers import missing
 from tests.tmux_pane import Pane
 
@@ -32,13 +33,16 @@ def connect(tmp_path: Path) -> Iterator[object]:
     opened = tmp_path / "opened.txt"
     opener.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(opened))}\n')
     opener.chmod(0o755)
+    broken = tmp_path / "no-browser.sh"  # a browser that cannot start
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
     panes: list[Pane] = []
 
     state = tmp_path / "state"  # the servers' logs go here
 
-    def start(*options: str, server: list[str] = SERVER) -> Pane:
+    def start(*options: str, server: list[str] = SERVER, browser: Path = opener) -> Pane:
         env = {
-            "BROWSER": str(opener),
+            "BROWSER": str(browser),
             "PATH": os.environ.get("PATH", ""),
             "TERM": "xterm",
             "XDG_STATE_HOME": str(state),
@@ -50,6 +54,7 @@ def connect(tmp_path: Path) -> Iterator[object]:
         return pane
 
     start.opened = opened  # type: ignore[attr-defined]
+    start.broken = broken  # type: ignore[attr-defined]
     start.logs = state / "mcp-elicit" / "servers"  # type: ignore[attr-defined]
     yield start
     for pane in panes:
@@ -124,9 +129,48 @@ def test_declining_a_url_consent_opens_nothing(connect: object) -> None:
     deadline = time.monotonic() + 10
     while not connect.opened.exists() and time.monotonic() < deadline:  # type: ignore[attr-defined]
         time.sleep(0.1)
-    assert connect.opened.read_text().split() == [  # type: ignore[attr-defined]
-        "https://accounts.example.com/link?session=demo"
-    ]
+    # The browser was given a file only this user can read, which leads to the link: the
+    # link itself is on no command line.
+    (given,) = connect.opened.read_text().split()  # type: ignore[attr-defined]
+    assert given.startswith("file://") and "session=demo" not in given
+    target = redirect_target(Path(given.removeprefix("file://")))
+    assert target == "https://accounts.example.com/link?session=demo"
+
+
+def test_a_link_the_browser_did_not_open_is_shown_to_copy_and_waits_for_the_person(
+    connect: object,
+) -> None:
+    link = "https://accounts.example.com/link?session=demo"
+    pane = connect("--protocol", "2025-11-25", browser=connect.broken)  # type: ignore[attr-defined,operator]
+    pane.type("call link_account")
+    pane.wait_for("Open this link in your browser?")
+    pane.type("y")
+    screen = pane.wait_for("Press Enter once you have opened it yourself, Esc to cancel")
+    assert "Error: the link did not open: no browser could be started from here." in screen
+    assert f"  {link}" in screen
+    assert "Link accept." not in screen  # not before the person says
+    pane.keys("Escape")
+    pane.wait_for("Link cancel.")
+
+    pane.type("call link_account")
+    pane.wait_for("Open this link in your browser?", count=2)
+    pane.type("y")
+    pane.wait_for("Press Enter once you have opened it yourself", count=2)
+    pane.keys("Enter")
+    pane.wait_for("Going on.")
+    pane.wait_for("Link accept.")
+
+
+def test_on_2026_07_28_the_retry_after_a_link_is_shown_waiting(connect: object) -> None:
+    pane = connect("--protocol", "2026-07-28")  # type: ignore[operator]
+    pane.type("call sync_files")
+    pane.wait_for("Open this link in your browser?")
+    pane.type("y")
+    screen = pane.wait_for("Files synced.")
+    assert "Waiting for booking-demo: it goes on once you finish on the page" in " ".join(
+        screen.split()
+    )
+    assert "booking-demo confirmed." in screen
 
 
 def test_a_lookalike_link_is_shown_with_its_warnings(connect: object) -> None:

@@ -18,6 +18,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from mcp_elicit.client import ElicitationHandler, ElicitingClient
 from mcp_elicit.client._terminal_text import clean
 from mcp_elicit.client.prompts import (
     Accept,
@@ -31,6 +32,7 @@ from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.terminal import TerminalRenderer
 from mcp_elicit.forms import Field, FieldKind, Form, Problem
 from mcp_elicit.urls import check_url
+from tests.client.held_support import LINK, HeldServer
 
 T = TypeVar("T")
 
@@ -703,3 +705,128 @@ async def test_notify_during_a_question_prints_above_it(
         with anyio.fail_after(10):
             answer = await renderer.ask_url(url_prompt(LOOKALIKE))
     assert answer == Decline()
+
+
+# -- a link the browser did not open ------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_a_link_that_did_not_open_is_shown_whole_and_enter_goes_on(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    url = "https://accounts.example.com/elicit/flows/F-abc?step=1"
+    answer = await play(
+        screen,
+        renderer.link_not_opened(url_prompt(url), "no browser could be started from here"),
+        [
+            ("Error: the link did not open: no browser could be started from here.", ""),
+            (f"  {url}", ""),
+            ("Nothing has been sent to bank yet.", ""),
+            ("Press Enter once you have opened it yourself, Esc to cancel", "\r"),
+            ("Going on.", ""),
+        ],
+    )
+    assert answer == Accept()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("keys", [ESC, CTRL_C], ids=["esc", "ctrl-c"])
+async def test_a_link_that_did_not_open_can_be_cancelled(
+    screen: Screen, renderer: TerminalRenderer, keys: str
+) -> None:
+    answer = await play(
+        screen,
+        renderer.link_not_opened(url_prompt(LOOKALIKE), "no browser could be started from here"),
+        [("Press Enter once you have opened it yourself", keys), ("Cancelled.", "")],
+    )
+    assert isinstance(answer, Cancel)
+
+
+@pytest.mark.anyio
+async def test_the_handler_asks_at_the_terminal_when_the_browser_did_not_open(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    held = HeldServer(hold=30.0)
+    handler = ElicitationHandler(renderer, opener=lambda url: False)
+    results: list[str] = []
+
+    async def call() -> None:
+        async with ElicitingClient(held.server, handler, protocol="2026-07-28") as client:
+            result = await client.call_tool("connect", {})
+        results.append(" ".join(getattr(c, "text", "") for c in result.content))
+
+    await play(
+        screen,
+        call(),
+        [
+            ("Open this link in your browser?", "y\r"),
+            (f"  {LINK}", ""),
+            ("Press Enter once you have opened it yourself", ESC),
+            ("Cancelled.", ""),
+        ],
+    )
+    assert results == ["link cancel"]  # not accept: the server was told cancel
+    assert held.retries == ["cancel"]
+
+
+# -- 2026-07-28: the retry the server holds ---------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_held_retry_is_shown_and_enter_asks_the_server_again(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    held = HeldServer(hold=30.0)
+    handler = ElicitationHandler(renderer, opener=lambda url: None)
+    results: list[str] = []
+    waiting = (
+        "Waiting for held: it goes on once you finish on the page … press Enter when you are "
+        "done (asks held again now), Esc to cancel"
+    )
+
+    async def call() -> None:
+        async with ElicitingClient(held.server, handler, protocol="2026-07-28") as client:
+            result = await client.call_tool("connect", {})
+        results.append(" ".join(getattr(c, "text", "") for c in result.content))
+
+    async def person() -> None:
+        await screen.expect("Open this link in your browser?")
+        screen.type("y\r")
+        await screen.expect(waiting)  # up while the server holds the retry
+        await held.when_holding()
+        await screen.expect(">")
+        screen.type("\r")  # done: asked again at once
+        await screen.expect("Done.")
+        await screen.expect(waiting)
+        await held.when_holding(retries=2)
+        held.page_done.set()
+        await screen.expect("held confirmed.")
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as group:
+            group.start_soon(person)
+            await call()
+    assert results == ["connected"]
+    assert held.retries == ["accept", "accept"]
+
+
+@pytest.mark.anyio
+async def test_esc_while_held_tells_the_server_cancel(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    held = HeldServer(hold=30.0)
+    handler = ElicitationHandler(renderer, opener=lambda url: None)
+    results: list[str] = []
+
+    async def call() -> None:
+        async with ElicitingClient(held.server, handler, protocol="2026-07-28") as client:
+            result = await client.call_tool("connect", {})
+        results.append(" ".join(getattr(c, "text", "") for c in result.content))
+
+    await play(
+        screen,
+        call(),
+        [("Open this link in your browser?", "y\r"), ("asks held again now", ""), (">", ESC)],
+    )
+    assert results == ["link cancel"]
+    assert held.retries == ["accept", "cancel"]

@@ -36,6 +36,9 @@ from mcp_elicit.forms import Form, Problem, schema_of
 from mcp_elicit.server import Accepted, Cancelled, Declined
 from mcp_elicit.urls import check_url
 from tests.browser_support import chromium, screenshot, serious_violations
+from tests.client.held_support import LINK as HELD_LINK
+from tests.client.held_support import HeldServer
+from tests.client.test_opening import redirect_target
 from tests.peer_servers.every_field_server import (
     BLOCKED,
     EVERYTHING,
@@ -486,6 +489,8 @@ async def test_link_consent_shows_url_domain_and_warnings_and_opens_only_on_clic
         browser_context() as context,
         recording_links(context) as seen,
     ):
+        headers: dict[str, dict[str, str]] = {}
+        context.on("request", lambda r: headers.setdefault(r.url, dict(r.headers)))
         call = host.call("open_link")
         page = await open_page(context, host)
         await expect(await current_heading(page)).to_have_text("Sign in to connect your calendar.")
@@ -510,11 +515,12 @@ async def test_link_consent_shows_url_domain_and_warnings_and_opens_only_on_clic
         async with context.expect_page() as opening:
             await open_link.click()
         opened = await opening.value
-        await opened.wait_for_load_state()
-        assert opened.url == LINK
-        assert await opened.evaluate("window.opener") is None  # noopener
+        await opened.wait_for_url(LINK)
+        assert await opened.evaluate("window.opener") is None  # cut off from the page
         assert await call.result() == "accept"
         assert seen.count(LINK) == 1
+        # The site is not told where the person came from: the page's address has the token.
+        assert headers[LINK].get("referer") is None
         # The handler opened nothing itself: one tab, from the click.
         assert host.opened == [host.renderer.url]
 
@@ -546,6 +552,105 @@ async def test_a_required_link_waits_until_done_then_the_call_is_retried(
             assert await host.call("complete_link").result() == "completed"
         assert await call.result() == "linked"
         await expect(await current_heading(page)).to_have_text("Nothing to answer right now")
+
+
+@pytest.mark.parametrize("then", ["I opened it myself", "Cancel"])
+async def test_a_link_the_browser_would_not_open_is_shown_to_copy_and_not_yet_answered(
+    then: str,
+) -> None:
+    async with (
+        hosting() as host,
+        browser_context() as context,
+        recording_links(context) as seen,
+    ):
+        # A pop-up blocker: the browser refuses the new tab.
+        await context.add_init_script("window.open = () => null;")
+        call = host.call("open_link")
+        page = await open_page(context, host)
+        await current_heading(page)
+        await page.get_by_role("button", name="Open link anyway").click()
+        refused = page.locator(".not-opened")
+        await expect(refused).to_be_visible()
+        await expect(refused.locator(".error")).to_contain_text(
+            "Your browser did not open the link"
+        )
+        copy = page.get_by_label("Copy the link and open it yourself:")
+        await expect(copy).to_have_value(LINK)
+        await expect(page.get_by_role("button", name="Open link anyway")).to_be_hidden()
+        await no_serious_violations(page)
+        await anyio.sleep(0.5)
+        assert not call.done.is_set()  # nothing was answered: not accept
+        assert LINK not in seen
+        await page.get_by_role("button", name=then).click()
+        assert await call.result() == ("accept" if then == "I opened it myself" else "cancel")
+        assert host.opened == [host.renderer.url]  # the handler's opener was never called
+
+
+async def test_the_redirect_file_leads_a_real_browser_to_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp_elicit.client.opening import remove_redirect, write_redirect
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    async with hosting() as host, browser_context(csp=True) as context:
+        path = write_redirect(host.renderer.url, linger=None)
+        try:
+            page = await context.new_page()
+            await page.goto(path.as_uri())
+            await page.wait_for_url(host.renderer.url)
+            await expect(await current_heading(page)).to_have_text("Nothing to answer right now")
+        finally:
+            remove_redirect(path)
+
+
+async def test_the_page_shows_the_retry_the_server_holds_and_done_asks_again() -> None:
+    held = HeldServer(hold=30.0)
+    async with WebRenderer(opener=None, announce=None) as renderer:
+        handler = ElicitationHandler(renderer, opener=None)
+        async with (
+            ElicitingClient(held.server, handler, protocol="2026-07-28") as client,
+            browser_context() as context,
+            anyio.create_task_group() as tasks,
+        ):
+            await context.route(
+                "**/*",
+                lambda r: (
+                    r.continue_() if urlsplit(r.request.url).hostname == "127.0.0.1" else r.abort()
+                ),
+            )
+            results: list[str] = []
+
+            async def call() -> None:
+                result = await client.call_tool("connect", {})
+                results.append(" ".join(getattr(c, "text", "") for c in result.content))
+
+            tasks.start_soon(call)
+            page = await context.new_page()
+            await page.goto(renderer.url)
+            await expect(await current_heading(page)).to_have_text(
+                "Sign in to connect your account."
+            )
+            async with context.expect_page():
+                await page.get_by_role("button", name="Open link").click()
+            await expect(await current_heading(page)).to_have_text(
+                "Waiting for you to finish on the page"
+            )
+            await expect(page.locator(".prompt.waiting .explain")).to_contain_text(
+                "goes on once you have finished there"
+            )
+            await expect(page.locator(".prompt.waiting code.url")).to_have_text(HELD_LINK)
+            await held.when_holding()
+            await no_serious_violations(page)
+            await page.get_by_role("button", name="I'm done").click()
+            await held.when_holding(retries=2)  # asked again at once, held again
+            await expect(page.get_by_role("button", name="I'm done")).to_be_visible()
+            held.page_done.set()
+            await expect(await current_heading(page)).to_have_text("Nothing to answer right now")
+            with anyio.fail_after(10):
+                while not results:
+                    await anyio.sleep(0.05)
+    assert results == ["connected"]
+    assert held.retries == ["accept", "accept"]
 
 
 async def test_a_notice_appears_in_the_live_region() -> None:
@@ -690,10 +795,15 @@ class Terminal:
         return pane
 
     async def page_url(self, timeout: float = 20.0) -> str:
+        """The page's address, read from the redirect file the browser was given: its
+        command line holds only that file's name, never the token."""
         with anyio.fail_after(timeout):
             while not self.opened.exists():
                 await anyio.sleep(0.05)
-        (url,) = self.opened.read_text().split()
+        (given,) = self.opened.read_text().split()
+        assert given.startswith("file://"), given
+        url = redirect_target(Path(given.removeprefix("file://")))
+        assert urlsplit(url).path.strip("/") not in given  # the token is not in the argument
         return url
 
 
@@ -792,8 +902,7 @@ async def test_demo_ui_web_books_confirms_and_opens_the_servers_own_page(
         async with context.expect_page() as opening:
             await page.get_by_role("button", name="Open link").click()
         hotel = await opening.value
-        await hotel.wait_for_load_state()
-        assert hotel.url == link  # the server's own page, opened from the person's click
+        await hotel.wait_for_url(link)  # the server's own page, opened from the person's click
         await hotel.locator("input[type=password]").fill(key)
         await hotel.locator("input[type=password]").press("Enter")  # Enter means Save
         await shows(pane, "Connected the weather service with key sha256:")
@@ -801,4 +910,4 @@ async def test_demo_ui_web_books_confirms_and_opens_the_servers_own_page(
     pane.keys("C-d")
     await shows(pane, "[exited 0]")
     assert key not in pane.screen()
-    assert terminal.opened.read_text().split() == [url]  # one page, opened once
+    assert len(terminal.opened.read_text().split()) == 1  # one page, opened once

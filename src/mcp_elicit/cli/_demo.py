@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import webbrowser
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,8 +46,8 @@ def demo(args: argparse.Namespace) -> int:
         renderer,
         # The server's page is on http://127.0.0.1: allowed here, for this local demo only.
         policy=Policy(url_policy=UrlPolicy(allow_http_loopback=True)),
-        # On the web page, the person's click on "Open link" opens it: not the handler.
-        opener=_open_in_browser,  # not called for the web page: it opens links itself
+        # The default opener (a file only this user can read, never the link on a command
+        # line); on the web page, the person's click on "Open link" opens it instead.
     )
     # The server's own log lines go to its log file, not into the middle of a question.
     server = logged(server_command(store, state / "demo.key"))
@@ -115,11 +114,6 @@ async def _session(client: ElicitingClient, store: str, where: tuple[str, str]) 
     except Exception as error:
         print(f"mcp-elicit: {describe_failure(error, server=client.server)}", flush=True)
         return 1
-
-
-def _open_in_browser(url: str) -> None:
-    if not webbrowser.open(url, new=2):
-        print(f"No browser could be started from here: open {url} yourself.", flush=True)
 
 
 def _state_dir() -> Path:

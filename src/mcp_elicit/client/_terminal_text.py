@@ -44,6 +44,7 @@ REVIEW_QUESTION = "[s]ubmit / [e]dit a field / [d]ecline / [c]ancel: "
 EDIT_QUESTION = "Edit which field? (number or name): "
 URL_QUESTION = "Open this link in your browser? [y]es/[n]o (decline)/Esc cancel: "
 WAIT_QUESTION = "> "
+OPENED_QUESTION = "Press Enter once you have opened it yourself, Esc to cancel: "
 
 
 def clean(text: str, *, newlines: bool = True) -> str:
@@ -257,11 +258,25 @@ def domain_text(domain: str) -> str:
     return f"{shown} (punycode: {ascii_form})"
 
 
-def waiting_line(server: str) -> str:
-    return (
-        f"Waiting for {clean(server, newlines=False)} to confirm … "
-        "press Enter when you are done, Esc to cancel"
-    )
+def waiting_line(server: str, *, held: bool = False) -> str:
+    name = clean(server, newlines=False)
+    if held:
+        # 2026-07-28: the server holds the retry until the page is finished.
+        return (
+            f"Waiting for {name}: it goes on once you finish on the page … "
+            f"press Enter when you are done (asks {name} again now), Esc to cancel"
+        )
+    return f"Waiting for {name} to confirm … press Enter when you are done, Esc to cancel"
+
+
+def not_opened_lines(prompt: UrlPrompt, why: str) -> list[str]:
+    """The link the browser did not open, whole, to copy: nothing was sent yet."""
+    return [
+        f"Error: the link did not open: {clean(why, newlines=False)}.",
+        "Open it yourself (copy it into your browser):",
+        f"  {clean(prompt.url, newlines=False)}",
+        f"Nothing has been sent to {clean(prompt.server, newlines=False)} yet.",
+    ]
 
 
 def notice_line(notice: Notice) -> str:

@@ -16,6 +16,9 @@ in ``mcp_elicit._sdk``):
   and stops when a server keeps asking after the person said no;
 - -32042 / -32604 ("open this URL first") go through consent and completion, then the call
   is retried, with loop detection;
+- 2026-07-28: while the server holds the retry that carries a link's accept (it waits for
+  the page to be finished), the person sees that it waits and can say they are done (it is
+  asked again at once) or cancel (the server is told ``cancel`` for that link);
 - over Streamable HTTP the connection pool is unbounded, so pending elicitations cannot
   starve the requests that answer them (the SDK's pool of 100 deadlocks at 99).
 """
@@ -42,11 +45,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit import _sdk
 from mcp_elicit.client.handler import (
+    RETRY_LINKS,
     ElicitationHandler,
     ElicitationRefused,
     asking_of,
 )
-from mcp_elicit.client.prompts import Notice
+from mcp_elicit.client.prompts import Accept, Answer, Notice, UrlPrompt
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.protocol import (
     ElicitationModes,
@@ -273,6 +277,7 @@ class ElicitingClient:
         # above; this bounds the whole exchange in time instead, and a server that keeps
         # asking after the person said no is stopped by _Hooks.send.
         _REFUSED_ROUNDS.set([0])
+        RETRY_LINKS.set({})  # filled by the handler as the person agrees to open links
         try:
             with anyio.fail_after(self.input_time_limit):
                 return await self.sdk.call_tool(name, args, read_timeout_seconds=read_timeout)
@@ -396,6 +401,92 @@ class _Hooks:
     ) -> Any:
         if method in _RESULT_TYPED and isinstance(params, Mapping):
             self._count_refusals(method, params.get("inputResponses"))
+            links = _accepted_links(params.get("inputResponses"))
+            if links:
+                return await self._send_held(send, method, params, options, version, links)
+        return await self._send_once(send, method, params, options, version)
+
+    async def _send_held(
+        self,
+        send: Callable[[str, Mapping[str, Any] | None, dict[str, Any]], Awaitable[Any]],
+        method: str,
+        params: Mapping[str, Any],
+        options: dict[str, Any],
+        version: str | None,
+        links: dict[str, UrlPrompt],
+    ) -> Any:
+        """2026-07-28: the retry that carries the person's accept of ``links``. The server
+        may hold it until the page is finished (``url_resume_wait``); meanwhile the person
+        sees that it waits, and can say they are done (the retry is sent again at once) or
+        cancel (it is sent again with ``cancel`` for those links)."""
+        prompt = next(iter(links.values()))
+        while True:
+            sent, answer = await self._held_once(send, method, params, options, version, prompt)
+            if sent:
+                return sent[0]
+            if isinstance(answer, Accept):
+                continue  # done: ask the server again now
+            refused = dict(params.get("inputResponses") or {})
+            refused.update({key: {"action": "cancel"} for key in links})
+            self._count_refusals(method, refused)
+            return await self._send_once(
+                send, method, {**params, "inputResponses": refused}, options, version
+            )
+
+    async def _held_once(
+        self,
+        send: Callable[[str, Mapping[str, Any] | None, dict[str, Any]], Awaitable[Any]],
+        method: str,
+        params: Mapping[str, Any],
+        options: dict[str, Any],
+        version: str | None,
+        prompt: UrlPrompt,
+    ) -> tuple[list[Any], Answer | None]:
+        """Send the retry once, with the waiting screen up meanwhile: ``([result], None)``
+        when the server answered first, ``([], answer)`` when the person did (the retry is
+        given up)."""
+        handler = self._owner.handler
+        finished = anyio.Event()
+        sent: list[Any] = []
+        failed: list[Exception] = []
+        answer: Answer | None = None
+        async with anyio.create_task_group() as tasks:
+
+            async def retry() -> None:
+                try:
+                    sent.append(await self._send_once(send, method, params, options, version))
+                except Exception as error:  # raised below, not inside an exception group
+                    failed.append(error)
+                    tasks.cancel_scope.cancel()
+                    return
+                if _asks_again(sent[0]):
+                    tasks.cancel_scope.cancel()  # the next round's screens take over
+                else:
+                    finished.set()  # the result: the waiting screen ends by itself
+
+            async def wait() -> None:
+                nonlocal answer
+                answer = await handler.wait_while_held(
+                    prompt, finished, server=self._owner.server_name
+                )
+                if not finished.is_set():
+                    tasks.cancel_scope.cancel()  # the person spoke first: stop waiting
+
+            tasks.start_soon(retry)
+            tasks.start_soon(wait)
+        if failed:
+            raise failed[0]
+        return sent, None if sent else answer
+
+    async def _send_once(
+        self,
+        send: Callable[[str, Mapping[str, Any] | None, dict[str, Any]], Awaitable[Any]],
+        method: str,
+        params: Mapping[str, Any] | None,
+        options: dict[str, Any],
+        version: str | None,
+    ) -> Any:
+        options = dict(options)  # sent again after a held retry: the caller's stays whole
         timeout = options.pop("timeout", None)
         if timeout is None:
             raw = await send(method, params, options)
@@ -437,6 +528,28 @@ class _Hooks:
                 f"{self._owner.server_name} kept asking for input the person declined or "
                 f"cancelled ({MAX_REFUSED_ROUNDS} times in a row); {method} given up"
             )
+
+
+def _accepted_links(responses: Any) -> dict[str, UrlPrompt]:
+    """The links the person agreed to open in the round these responses answer (by input
+    key), taken from what the handler collected for this call (``RETRY_LINKS``)."""
+    collected = RETRY_LINKS.get()
+    if not collected:
+        return {}
+    taken = dict(collected)
+    collected.clear()  # each round's links are for its own retry only
+    if not isinstance(responses, Mapping):
+        return {}
+    return {
+        key: prompt
+        for key, prompt in taken.items()
+        if isinstance(responses.get(key), Mapping) and responses[key].get("action") == "accept"
+    }
+
+
+def _asks_again(raw: Any) -> bool:
+    """A retry answered with another round of input requests, not with the result."""
+    return isinstance(raw, Mapping) and raw.get("resultType") == "input_required"
 
 
 def _capability(

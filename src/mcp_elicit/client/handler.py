@@ -13,15 +13,18 @@ One handler answers every revision's elicitations. Its pipeline, for each reques
 5. **Audit** the request and its outcome.
 
 URL mode shows a consent screen first; a blocked URL never reaches the person, and a URL is
-opened only after consent and never fetched by the client.
+opened only after consent and never fetched by the client. A link the browser did not open is
+not reported as accepted until the person says they opened it themselves
+(:meth:`ElicitationHandler` asks the renderer's ``link_not_opened``).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
-import webbrowser
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -31,6 +34,7 @@ import anyio
 from mcp_elicit.client.attention import Attention
 from mcp_elicit.client.audit import AuditLog
 from mcp_elicit.client.completions import Completions
+from mcp_elicit.client.opening import open_privately
 from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimiter
 from mcp_elicit.client.prompts import (
     Accept,
@@ -95,9 +99,29 @@ class ElicitationRefused(Exception):
         self.error = error
 
 
-def open_in_browser(url: str) -> None:
-    """The default opener: the system browser. Never called before the person consents."""
-    webbrowser.open(url, new=2)
+logger = logging.getLogger(__name__)
+
+NOT_OPENED = "no browser could be started from here"
+
+
+def open_in_browser(url: str) -> bool:
+    """The default opener: a new tab of the system browser, given ``file://`` a redirect file
+    only this user can read, never ``url`` itself, which other users could read on the
+    browser's command line (:mod:`mcp_elicit.client.opening`). ``False`` when no browser
+    could be started. Never called before the person consents."""
+    return open_privately(url)
+
+
+RETRY_LINKS: ContextVar[dict[str, UrlPrompt] | None] = ContextVar(
+    "mcp_elicit_retry_links", default=None
+)
+"""2026-07-28: where :class:`ElicitingClient` collects, for one call, the links the person
+agreed to open in the round being answered, by input key. The retry that carries those
+accepts is the one a server may hold until the page is finished
+(:meth:`ElicitationHandler.wait_while_held`)."""
+
+# The key of the 2026-07-28 input request being answered (the SDK passes it as the request id).
+_INPUT_KEY: ContextVar[str | None] = ContextVar("mcp_elicit_input_key", default=None)
 
 
 Tracker = Callable[[ElicitationRequest], Awaitable[None]]
@@ -149,10 +173,14 @@ class ElicitationHandler:
         import mcp_types
 
         raw = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        # 2026-07-28's input requests reach here with their key as the request id.
+        key = _INPUT_KEY.set(str(context.request_id) if context.request_id is not None else None)
         try:
             result = await self.handle(raw, asking_of(context.session, local=local))
         except ElicitationRefused as refused:
             return mcp_types.ErrorData.model_validate(refused.error)
+        finally:
+            _INPUT_KEY.reset(key)
         return mcp_types.ElicitResult.model_validate(result)
 
     # -- one request ------------------------------------------------------------------------
@@ -263,11 +291,21 @@ class ElicitationHandler:
             return await self._cancelled_for(gate, event)
         assert self.renderer is not None
         answer = await self._ask(self.renderer.ask_url(prompt))
+        if isinstance(answer, Accept):
+            answer = await self._open(prompt, event)
         if not isinstance(answer, Accept):
             return _declined_or_cancelled(answer)
-        self._open(prompt.url)
-        # Nothing waits here for completion: the server goes on once it has the answer, and
-        # a completion that arrives is remembered (boundedly) in `completions`.
+        # Nothing waits here for completion: the server goes on once it has the answer. On
+        # 2026-07-28 the answer rides on a retry the server may hold while the page is open;
+        # ElicitingClient shows the person that wait (RETRY_LINKS, wait_while_held).
+        retry_links = RETRY_LINKS.get()
+        input_key = _INPUT_KEY.get()
+        if (
+            retry_links is not None
+            and input_key is not None
+            and asking.revision.rules.completion == "retry"
+        ):
+            retry_links[input_key] = replace(prompt, held=True)
         return elicit_result("accept", revision=asking.revision, mode="url")
 
     # -- the required-URL path (-32042, -32604) ---------------------------------------------
@@ -311,29 +349,64 @@ class ElicitationHandler:
         if (gate := self._gate(asking.server)) is not None:
             return str((await self._cancelled_for(gate, event))["action"])
         assert self.renderer is not None
-        answer = await self._ask(self.renderer.ask_url(prompt))
-        if not isinstance(answer, Accept):
-            return "decline" if isinstance(answer, Decline) else "cancel"
+        # Watched from before the consent screen: the server may say it is complete while the
+        # person is still reading it. An id nobody watches is ignored (Completions).
         completed = (
             self.completions.expect(request.elicitation_id)
             if request.elicitation_id is not None
             else anyio.Event()
         )
-        self._open(prompt.url)
-        async with anyio.create_task_group() as tasks:
-            if tracker is not None:
+        try:
+            answer = await self._ask(self.renderer.ask_url(prompt))
+            if isinstance(answer, Accept):
+                answer = await self._open(prompt, event)
+            if not isinstance(answer, Accept):
+                return "decline" if isinstance(answer, Decline) else "cancel"
+            async with anyio.create_task_group() as tasks:
+                if tracker is not None:
 
-                async def track() -> None:
-                    await tracker(request)
-                    completed.set()
+                    async def track() -> None:
+                        await tracker(request)
+                        completed.set()
 
-                tasks.start_soon(track)
-            done = await self._ask(self.renderer.wait_for_completion(prompt, completed))
-            tasks.cancel_scope.cancel()
-        if request.elicitation_id is not None:
-            self.completions.forget(request.elicitation_id)
+                    tasks.start_soon(track)
+                done = await self._ask(self.renderer.wait_for_completion(prompt, completed))
+                tasks.cancel_scope.cancel()
+        finally:
+            if request.elicitation_id is not None:
+                self.completions.forget(request.elicitation_id)
         event["completed_by"] = "server" if completed.is_set() else "person"
         return "accept" if isinstance(done, Accept) else "cancel"
+
+    # -- 2026-07-28: the retry after a link ---------------------------------------------------
+
+    async def wait_while_held(
+        self, prompt: UrlPrompt, finished: anyio.Event, *, server: str | None = None
+    ) -> Answer:
+        """2026-07-28, after the person agreed to open ``prompt``'s link: the call has been
+        retried with that answer, and the server may hold the retry until the page is
+        finished. Show the person that it waits, through the renderer's
+        ``wait_for_completion`` (``prompt.held`` is set); ``finished`` is set when the server
+        has answered the retry with its result. ``Accept``: the person says they are done
+        (the caller asks the server again at once); ``Cancel``: they give up. The caller
+        cancels this when the server answers by asking again."""
+        if self.renderer is None:
+            await finished.wait()
+            return Accept()
+        answer = await self._ask(self.renderer.wait_for_completion(prompt, finished))
+        if not finished.is_set():
+            self._record(
+                {
+                    "server": server or prompt.server,
+                    "revision": prompt.revision,
+                    "mode": "url",
+                    "message": prompt.message,
+                    "url": prompt.url,
+                    "outcome": "done" if isinstance(answer, Accept) else "cancel",
+                    "while_held": True,
+                }
+            )
+        return answer
 
     # -- shared steps -----------------------------------------------------------------------
 
@@ -392,9 +465,39 @@ class ElicitationHandler:
             await self._tell(notice)
         return _cancel(why)
 
-    def _open(self, url: str) -> None:
-        if self.opener is not None and not getattr(self.renderer, "opens_links", False):
-            self.opener(url)
+    async def _open(self, prompt: UrlPrompt, event: dict[str, Any]) -> Answer:
+        """Open the link the person agreed to. When the browser did not open it, the person
+        is told, shown the link, and asked: ``Accept`` only once they say they opened it
+        themselves."""
+        if self.opener is None or getattr(self.renderer, "opens_links", False):
+            return Accept()
+        try:
+            opened = self.opener(prompt.url)
+        except Exception as error:  # the opener's failure is the person's to hear about
+            logger.debug("the link could not be opened: %s", error, exc_info=True)
+            why = f"the browser could not be started ({type(error).__name__}: {error})"
+        else:
+            if opened is not False:
+                return Accept()
+            why = NOT_OPENED
+        event["open_failed"] = why
+        answer = await self._ask(self._link_not_opened(prompt, why))
+        if isinstance(answer, Accept):
+            event["opened_by"] = "person"
+        return answer
+
+    async def _link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
+        renderer = self.renderer
+        assert renderer is not None
+        ask = getattr(renderer, "link_not_opened", None)
+        if ask is not None:
+            answer: Answer = await ask(prompt, why)
+            return answer
+        # A renderer without it: the link in a notice, then its "done / cancel" step.
+        await renderer.notify(
+            Notice(prompt.server, f"The link did not open ({why}). Open it yourself: {prompt.url}")
+        )
+        return await renderer.wait_for_completion(prompt, anyio.Event())
 
     def _record(self, event: dict[str, Any]) -> None:
         if self.audit is not None:

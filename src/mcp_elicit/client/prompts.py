@@ -39,6 +39,10 @@ class UrlPrompt:
 
     ``verdict`` is :func:`mcp_elicit.urls.check_url`'s; a blocked URL never reaches a
     renderer. ``required_by`` names the tool call that needs this first (the -32042 path).
+    ``held`` is set only in ``wait_for_completion`` on 2026-07-28: the person agreed, the call
+    was retried with that answer, and the server may hold the retry until the page is
+    finished; ``completed`` is then set when the server answers it, and an ``Accept``
+    (done) makes the client ask the server again at once.
     """
 
     server: str
@@ -48,6 +52,7 @@ class UrlPrompt:
     elicitation_id: str | None = None
     revision: str = ""
     required_by: str | None = None
+    held: bool = False
 
 
 Prompt: TypeAlias = FormPrompt | UrlPrompt

@@ -10,6 +10,12 @@ optional and not part of the protocol below; without it, prompts come one at a t
 
 A renderer with ``opens_links = True`` opens a link itself, from the person's own click
 (the web page does): the handler's opener is then never called, so a link never opens twice.
+
+A renderer may also have ``async link_not_opened(prompt, why) -> Answer``: the handler's
+opener did not open the link the person agreed to (it returned ``False``, or raised). Show
+``why`` and the whole link to copy, and return ``Accept`` once the person says they opened it
+themselves, ``Cancel`` to give up; nothing was sent to the server yet. Without it the handler
+tells the person through ``notify`` and asks through ``wait_for_completion``.
 """
 
 from __future__ import annotations

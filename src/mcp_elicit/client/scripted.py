@@ -12,7 +12,11 @@ Each entry answers the next request, in order:
 - ``{"action": "decline"}``, ``{"action": "cancel"}``
 
 In URL mode one ``accept`` is both consent and "I am done". When the list runs out, the next
-request is cancelled (marked ``no-person``) and the ``exhausted`` callback says so.
+request is cancelled (marked ``no-person``) and the ``exhausted`` callback says so. On
+2026-07-28 the retry that carries a link's ``accept`` is left to the server: a script never
+says "done" early, and if the page is still not finished the next entry answers the link
+asked again. If the handler's opener fails to open a link, the ``accept`` stands (the
+entries speak for the person) and ``notices`` is told.
 """
 
 from __future__ import annotations
@@ -151,11 +155,23 @@ class ScriptedRenderer:
         return Decline() if answer.action == "decline" else Cancel()
 
     async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+        if prompt.held:
+            # 2026-07-28: the server holds the retry while the page is open, and answers it
+            # (or asks for the link again: the next entry answers that). Never "done" early.
+            await completed.wait()
+            return Accept()
         # The accept that gave consent also stands for "I am done". Where the server will say
         # when it is done (2025-11-25, by elicitationId), give it time to, as a person would.
         if prompt.elicitation_id is not None and prompt.revision in _SIGNALLED:
             with anyio.move_on_after(self.completion_wait):
                 await completed.wait()
+        return Accept()
+
+    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
+        """The entry that consented stands for the person: go on, and say so in ``notices``."""
+        await self.notify(
+            Notice(prompt.server, f"the link did not open ({why}): {prompt.url}", "warning")
+        )
         return Accept()
 
     async def notify(self, notice: Notice) -> None:

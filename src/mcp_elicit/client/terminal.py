@@ -13,7 +13,8 @@ Keys, shown on screen as well:
   field without one cannot be left empty. Booleans take y/n; a choice takes its number, value
   or title; several choices are separated by commas (``1,3``).
 - URL consent: ``y`` accepts, ``n`` declines, Esc cancels. While waiting for the server to
-  confirm a URL-mode step: Enter means done, Esc cancels.
+  confirm a URL-mode step: Enter means done, Esc cancels. When the browser did not open the
+  link, it is shown whole to copy: Enter once opened by hand goes on, Esc cancels.
 
 Screen text is plain and stable (tests scrape it): see ``_terminal_text``.
 """
@@ -112,7 +113,7 @@ class TerminalRenderer:
         return answer
 
     async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
-        self._say(text.waiting_line(prompt.server))
+        self._say(text.waiting_line(prompt.server, held=prompt.held))
         answer: Answer = Accept()
         if not completed.is_set():
             async with anyio.create_task_group() as group:
@@ -133,6 +134,21 @@ class TerminalRenderer:
             self._say(f"{text.clean(prompt.server, newlines=False)} confirmed.")
         else:
             self._say("Done.")
+        return answer
+
+    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
+        """The browser did not open the link: show it to copy; ``Accept`` once the person
+        says they opened it themselves, ``Cancel`` on Esc."""
+        self._say("\n".join(text.not_opened_lines(prompt, why)))
+        answer: Answer
+        try:
+            await self._ask(text.OPENED_QUESTION, None)
+        except Dismissed as gone:
+            answer = Cancel(reason=gone.reason)
+            self._say("Cancelled.")
+        else:
+            answer = Accept()
+            self._say("Going on.")
         return answer
 
     async def notify(self, notice: Notice) -> None:

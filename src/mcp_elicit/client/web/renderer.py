@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import socket
 import sys
 import time
-import webbrowser
 from collections.abc import Callable, Iterator
 from types import TracebackType
 
@@ -16,10 +16,13 @@ import anyio.abc
 import uvicorn
 
 from mcp_elicit.client._terminal_text import clean, notice_line
+from mcp_elicit.client.opening import open_privately
 from mcp_elicit.client.prompts import Accept, Answer, Cancel, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.client.web.app import page_app
 from mcp_elicit.client.web.presence import Presence
 from mcp_elicit.client.web.queue import Kind, Queue
+
+logger = logging.getLogger(__name__)
 
 PAGE_CLOSED = "the page was closed"
 STOPPED = "the web renderer stopped"
@@ -29,8 +32,10 @@ OPEN_PATIENCE = 30.0
 
 
 def open_page(url: str) -> bool:
-    """The default opener: a new tab of the system browser."""
-    return webbrowser.open(url, new=2)
+    """The default opener: a new tab of the system browser, given ``file://`` a redirect file
+    only this user can read, never the page's address itself, whose token other users could
+    read on the browser's command line (:mod:`mcp_elicit.client.opening`)."""
+    return open_privately(url)
 
 
 def _to_stderr(line: str) -> None:
@@ -58,8 +63,9 @@ class WebRenderer:
     While running it serves one page on ``127.0.0.1``, on a port the system picks, under an
     unguessable path (:attr:`url`): nothing on other machines can reach it, and nothing on this
     one without the link. When a prompt comes and no page is open, ``opener`` opens
-    :attr:`url` (the system browser by default; ``None``: never) and ``announce`` says so
-    (stderr by default; ``None``: silent).
+    :attr:`url` (the system browser by default, through a file only this user can read, so
+    that the token is on no command line; ``None``: never) and ``announce`` says so (stderr
+    by default; ``None``: silent).
 
     The page shows every pending prompt: the first to answer, the others listed as waiting.
     Form answers are checked as the person types by the form model, here in Python (the
@@ -237,7 +243,15 @@ class WebRenderer:
             return  # opened a moment ago; the browser is still starting
         self._opened_at = now
         self._say(f"{clean(server, newlines=False)} asks something: answer on {self.url}")
-        if self.opener is not None and self.opener(self.url) is False:
+        if self.opener is None:
+            return
+        try:
+            opened = self.opener(self.url)
+        except Exception as error:  # the question still waits: the person can open it
+            logger.debug("the page could not be opened: %s", error, exc_info=True)
+            self._say(f"the browser could not be started ({error}): open {self.url} yourself")
+            return
+        if opened is False:
             self._say(f"no browser could be started from here: open {self.url} yourself")
 
     def _running(self) -> Queue:

@@ -66,7 +66,7 @@ def prompt_view(pending: Pending) -> dict[str, Any]:
     elif pending.kind == "url":
         view |= url_view(prompt)
     else:
-        view |= {"url": clean(prompt.url, newlines=False)}
+        view |= {"url": clean(prompt.url, newlines=False), "held": prompt.held}
     return view
 
 

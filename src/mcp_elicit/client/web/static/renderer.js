@@ -469,11 +469,42 @@
     rows.push(["Full link", h("code", { class: "url", text: prompt.shown_url })]);
     if (prompt.host) rows.push(["Host", h("span", { text: prompt.host })]);
 
+    const buttons = actions(
+      button(warned ? "Open link anyway" : "Open link", open, !warned),
+      button("Decline", () => answer(prompt, "decline")),
+      cancelButton(prompt));
+    const copy = h("input", {
+      type: "text", readonly: true, id: "copy-url", value: prompt.open_url,
+      spellcheck: "false", autocomplete: "off",
+    });
+    copy.addEventListener("focus", () => copy.select());
+    // Shown when the browser would not open a tab: nothing has been sent yet.
+    const notOpened = h("div", { class: "not-opened", hidden: true },
+      h("p", { class: "error", id: "not-opened-heading", tabindex: "-1",
+        text: "Your browser did not open the link (a pop-up blocker may have stopped it). Nothing has been sent yet." }),
+      h("div", { class: "field" }, h("label", { for: "copy-url", text: "Copy the link and open it yourself:" }), copy),
+      actions(
+        button("I opened it myself", () => answer(prompt, "accept"), true),
+        button("Try again", open),
+        cancelButton(prompt)));
+
     function open() {
       if (state.busy || state.shown !== prompt.id) return;
-      // Only here, from the person's click: nothing loads the link before. noopener and
-      // noreferrer: the site gets neither this page nor its address (which holds the token).
-      window.open(prompt.open_url, "_blank", "noopener,noreferrer");
+      // Only here, from the person's click: nothing loads the link before. The new tab starts
+      // empty and is cut off from this page (opener = null) before it loads the link, with
+      // no referrer (this page's policy): the site gets neither a handle on this page nor its
+      // address, which holds the token. A browser that refuses the tab gives null: then the
+      // person is told, and shown the link to open themselves; nothing is answered yet.
+      const tab = window.open("about:blank", "_blank");
+      if (!tab) {
+        buttons.hidden = true;
+        notOpened.hidden = false;
+        say("Your browser did not open the link.");
+        $("not-opened-heading").focus();
+        return;
+      }
+      tab.opener = null;
+      tab.location.replace(prompt.open_url);
       answer(prompt, "accept");
     }
 
@@ -486,10 +517,8 @@
         : null,
       h("p", { class: "explain", text: "Nothing has been opened or loaded yet. Open link opens it in a new tab; mcp-elicit itself never loads it." }),
       // With warnings, opening is not the suggested choice: no emphasis, and it says so.
-      actions(
-        button(warned ? "Open link anyway" : "Open link", open, !warned),
-        button("Decline", () => answer(prompt, "decline")),
-        cancelButton(prompt)));
+      buttons,
+      notOpened);
   }
 
   function drawWaiting(prompt) {
@@ -498,9 +527,13 @@
       h("h1", { id: "prompt-heading", tabindex: "-1", text: "Waiting for you to finish on the page" }),
       h("p", { class: "message", text: prompt.message }),
       h("p", {}, "The link: ", h("code", { class: "url", text: prompt.url })),
-      h("p", { class: "explain" },
-        "When you have finished there, choose I'm done. This also ends by itself when ",
-        h("span", { class: "server", text: prompt.server }), " confirms."),
+      prompt.held
+        ? h("p", { class: "explain" },
+          h("span", { class: "server", text: prompt.server }),
+          " goes on once you have finished there. I'm done asks it again now; Cancel tells it you gave up.")
+        : h("p", { class: "explain" },
+          "When you have finished there, choose I'm done. This also ends by itself when ",
+          h("span", { class: "server", text: prompt.server }), " confirms."),
       actions(button("I'm done", () => answer(prompt, "done"), true), cancelButton(prompt)));
   }
 

@@ -1,0 +1,151 @@
+"""Opening a link in the person's browser so that only their own account can learn it.
+
+A browser started with a URL has that URL on its command line, and every user of the machine
+can read every process's command line (``/proc/PID/cmdline``; ``ps`` shows it). The web
+renderer's address holds its token, and a hosted page's link holds the flow it completes:
+whoever reads either could answer in the person's place. So the link is never given to the
+browser. It goes into a small HTML file that redirects to it, readable only by this user
+(0600, in a directory only this user may enter, 0700), and the browser is given
+``file://`` that file, whose random name says nothing. (Jupyter opens its token URL the same
+way.)
+
+Where: ``$XDG_RUNTIME_DIR/mcp-elicit/links`` when ``XDG_RUNTIME_DIR`` is set (memory only this
+user may enter, emptied at logout), else ``links`` in the state directory
+(``$XDG_STATE_HOME/mcp-elicit/links``, ``~/.local/state/mcp-elicit/links``). A directory of
+ours that others may enter is tightened to 0700; one that belongs to another user is refused
+(``PermissionError``). Each file is removed :data:`LINGER` seconds after it was written (the
+browser has read it long before), and the ones still there when the process exits go then.
+
+The person still sees the link itself on their own screen (the consent screen, the terminal's
+line about the page): that is theirs to read.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import html
+import logging
+import os
+import secrets
+import stat
+import threading
+import webbrowser
+from pathlib import Path
+
+from mcp_elicit.client.server_log import state_directory
+
+logger = logging.getLogger(__name__)
+
+LINGER = 300.0
+"""Seconds a redirect file is kept: a browser that starts cold has long read it by then."""
+
+_made: set[Path] = set()
+_lock = threading.Lock()
+_cleanup_registered = False
+
+
+def links_directory() -> Path:
+    """Where the redirect files go (see the module docstring); not created here."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    # The XDG spec says a relative path in these variables is invalid and must be ignored.
+    if os.path.isabs(runtime) and os.path.isdir(runtime):
+        return Path(runtime) / "mcp-elicit" / "links"
+    return state_directory() / "links"
+
+
+def open_privately(url: str) -> bool:
+    """Open ``url`` in a new tab of the system browser through a redirect file only this user
+    can read; ``False`` when no browser could be started. Raises ``OSError`` (the file could
+    not be written) rather than give the browser ``url`` itself."""
+    page = write_redirect(url)
+    return webbrowser.open(page.as_uri(), new=2)
+
+
+def write_redirect(url: str, *, linger: float | None = LINGER) -> Path:
+    """A new file, readable only by this user, whose page sends the browser on to ``url``.
+    It is removed after ``linger`` seconds (``None``: when the process exits)."""
+    directory = _private_directory()
+    page = _redirect_page(url).encode("utf-8")
+    path = directory / f"{secrets.token_hex(12)}.html"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags, 0o600)
+    try:
+        os.write(descriptor, page)
+    finally:
+        os.close(descriptor)
+    _remember(path)
+    if linger is not None:
+        timer = threading.Timer(linger, remove_redirect, (path,))
+        timer.daemon = True
+        timer.start()
+    return path
+
+
+def remove_redirect(path: Path) -> None:
+    """Remove a redirect file (gone already is fine)."""
+    with _lock:
+        _made.discard(path)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def _remember(path: Path) -> None:
+    global _cleanup_registered
+    with _lock:
+        _made.add(path)
+        if not _cleanup_registered:
+            atexit.register(_remove_all)
+            _cleanup_registered = True
+
+
+def _remove_all() -> None:
+    with _lock:
+        paths = list(_made)
+    for path in paths:
+        remove_redirect(path)
+
+
+def _private_directory() -> Path:
+    """:func:`links_directory`, made or checked owner-only (it and its ``mcp-elicit``)."""
+    directory = links_directory()
+    for path in (directory.parent, directory):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+        _check_ours(path)
+    return directory
+
+
+def _check_ours(directory: Path) -> None:
+    if os.name != "posix":
+        return  # under the user's own profile, which others cannot read
+    status = os.stat(directory)
+    if not stat.S_ISDIR(status.st_mode):
+        raise NotADirectoryError(f"{directory} is not a directory")
+    if status.st_uid != os.geteuid():
+        raise PermissionError(
+            f"{directory} belongs to another user (uid {status.st_uid}): a link written there "
+            "could be read by them, so none is"
+        )
+    mode = stat.S_IMODE(status.st_mode)
+    if mode & 0o077:
+        os.chmod(directory, 0o700)
+        logger.warning(
+            "%s was open to other users (permissions %04o); it is now owner-only (0700)",
+            directory,
+            mode,
+        )
+
+
+def _redirect_page(url: str) -> str:
+    attribute = html.escape(url, quote=True)
+    return (
+        "<!doctype html>\n"
+        '<html lang="en"><head><meta charset="utf-8">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        f'<meta http-equiv="refresh" content="0;url={attribute}">\n'
+        "<title>Opening a link (mcp-elicit)</title></head>\n"
+        f'<body><p>Opening <a href="{attribute}" rel="noreferrer">{attribute}</a></p>'
+        "</body></html>\n"
+    )
