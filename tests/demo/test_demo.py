@@ -23,6 +23,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.client.test_opening import redirect_target
 from tests.peer_servers.secret_server import browser
 from tests.peers import missing
 from tests.tmux_pane import Pane
@@ -57,8 +58,9 @@ class Demo:
         while not self.opened.exists():
             assert time.monotonic() < deadline, "no link was opened"
             time.sleep(0.1)
-        (url,) = self.opened.read_text().split()
-        return url
+        # The browser is given a redirect file only the person can read, never the link.
+        (given,) = self.opened.read_text().split()
+        return redirect_target(Path(given.removeprefix("file://")))
 
     def store_bytes(self) -> bytes:
         folder = self.state / "mcp-elicit"

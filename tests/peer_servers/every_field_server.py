@@ -33,6 +33,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp_types import ElicitRequestURLParams
+from pydantic import BaseModel
 
 from mcp_elicit.forms import Description, Email, Title, Url
 from mcp_elicit.server import Accepted, Cancelled, Declined, DeploymentKey, Elicitation, ask
@@ -44,6 +45,10 @@ LINK = "https://accounts.xn--pypal-4ve.com/authorize?client=every-field-inn&stat
 LINK_ID = "link-1"
 BLOCKED = "http://example.com/plain-http"
 TERMS = "Read https://example.com/terms first, then answer."
+
+
+class TermsAnswer(BaseModel):
+    agree: bool = False
 
 
 class Room(enum.Enum):
@@ -160,9 +165,10 @@ def build() -> EveryFieldServer:
 
     @server.tool()
     async def terms(ctx: Context) -> str:
-        """A URL in a form's message: the client flags it (URLs belong in URL mode)."""
-        answer = await ask(ctx, Quick, TERMS)
-        return "accepted" if isinstance(answer, Accepted) else "not accepted"
+        """A URL in a form's message, as a careless server sends it: the client flags it
+        (URLs belong in URL mode). Through the SDK's own ``elicit``: ours refuses to send it."""
+        result = await ctx.elicit(TERMS, schema=TermsAnswer)
+        return "accepted" if result.action == "accept" else "not accepted"
 
     @server.tool()
     async def impatient(ctx: Context) -> str:
