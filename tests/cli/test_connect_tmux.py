@@ -209,3 +209,33 @@ def test_the_servers_stderr_stays_off_the_screen_until_it_stops(connect: object)
     assert f"Error: die: the server stopped; see its log: {log}" in screen
     assert "noisy:" not in screen and "Traceback" not in screen
     assert "noisy: dying" in log.read_text()
+
+
+def test_call_at_a_terminal_with_stdout_to_a_file_asks_on_the_screen(tmp_path: Path) -> None:
+    """`call ... --json > result.json` at a terminal: the questions show on the screen (they
+    go to stderr), and the file holds the result alone."""
+    if shutil.which("tmux") is None:
+        missing("tmux")
+    result = tmp_path / "result.json"
+    quickstart = ROOT / "examples" / "server_quickstart.py"
+    line = shlex.join(
+        [*MCP_ELICIT, "call", "cancel", "--json", "--", sys.executable, str(quickstart)]
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "TERM": "xterm",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    pane = Pane(["sh", "-c", f"{line} > {shlex.quote(str(result))}"], env)
+    try:
+        pane.wait_for("Answer this request? [a]nswer/[d]ecline/[c]ancel", timeout=Pane.STARTUP)
+        pane.keys("Enter")
+        pane.wait_for("Confirm [y/n]")
+        pane.type("y")
+        pane.wait_for("[s]ubmit / [e]dit a field")
+        pane.type("s")
+        pane.wait_for("[exited 0]")
+    finally:
+        pane.close()
+    answer = json.loads(result.read_text())  # nothing but the result: it parses
+    assert answer["content"][0]["text"] == "Cancelled."

@@ -41,7 +41,7 @@ def call(args: argparse.Namespace) -> int:
     elif sys.stdin.isatty():
         from mcp_elicit.client.terminal import TerminalRenderer
 
-        renderer = TerminalRenderer()
+        renderer = TerminalRenderer(output=_screen())
     else:
         renderer = None
     handler = handler_of(args, renderer, opener=opener)
@@ -101,3 +101,15 @@ def _say_consent(url: str) -> None:
 
 def _say_notice(notice: Notice) -> None:
     say(f"{notice.level}: {notice.server}: {notice.text}")
+
+
+def _screen() -> Any:
+    """Where the questions are drawn: the terminal. stdout when it is one; when stdout goes
+    to a file or a pipe (`call ... --json > result.json`), stdout carries the result alone and
+    the questions go to stderr, the terminal the person sees (``None`` when neither is one:
+    prompt_toolkit's default)."""
+    if sys.stdout.isatty() or not sys.stderr.isatty():
+        return None
+    from prompt_toolkit.output import create_output
+
+    return create_output(stdout=sys.stderr)
