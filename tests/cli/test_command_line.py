@@ -289,3 +289,13 @@ def test_modes_reach_the_handler() -> None:
 
     handler: Any = handler_of(parse(["connect", URL, "--modes", "url"]), None)
     assert (handler.modes.form, handler.modes.url) == (False, True)
+
+
+def test_a_server_that_cannot_be_reached_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text("[]")
+    status = main(["call", "book", "--answers", str(answers), "http://127.0.0.1:1/mcp"])
+    assert status == 1
+    assert "cannot reach the server at http://127.0.0.1:1/mcp" in capsys.readouterr().err

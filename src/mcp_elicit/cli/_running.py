@@ -88,6 +88,13 @@ def _describe(error: BaseException, *, tool: str | None = None) -> str:
         return f"cannot start the server: {error.filename or error}: no such file"
     if isinstance(error, OSError):
         return f"cannot reach the server: {error}"
-    # Transport errors (httpx2's ConnectError...) say little without their name.
+    # Transport errors (httpx2's ConnectError...) say little without their name, and nothing
+    # of where: the server's URL is on the request they carry.
     text = str(error) or type(error).__name__
-    return f"{type(error).__name__}: {text}" if type(error).__module__.startswith("httpx") else text
+    if not type(error).__module__.startswith("httpx"):
+        return text
+    try:
+        url = str(error.request.url)  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):  # httpx raises RuntimeError when there is none
+        return f"{type(error).__name__}: {text}"
+    return f"cannot reach the server at {url}: {type(error).__name__}: {text}"
