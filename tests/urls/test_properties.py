@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import ipaddress
 import json
+from pathlib import Path
 
-from hypothesis import given
+import publicsuffixlist
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from mcp_elicit.urls import Severity, UrlPolicy, UrlVerdict, Verdict, check_url
@@ -209,6 +211,82 @@ def test_public_ipv4_is_not_blocked_however_spelled(data: st.DataObject) -> None
     assert result.verdict is Verdict.WARN, (url, result.reasons)
     assert "ip_address_host" in result.codes
     assert not ADDRESS_CODES & set(result.codes), (url, result.reasons)
+
+
+# --- inside addresses spelled in a name ------------------------------------------------------
+
+
+@st.composite
+def spelled_in_a_name(draw: st.DrawFn, address: ipaddress.IPv4Address) -> str:
+    """A host name that wildcard DNS (nip.io, sslip.io, a domain handed to them) resolves to
+    ``address``, in upper or lower case, with or without a trailing dot."""
+    form = draw(st.sampled_from(["dots", "dashes", "nip-hex", "0x-hex"]))
+    prefix = draw(st.sampled_from(["", "app.", "app-", "a.b-c."]))
+    if form == "nip-hex":
+        name = f"{prefix}{int(address):08x}.nip.io"
+    else:
+        if form == "0x-hex":
+            spelling = f"0x{int(address):08x}"
+        else:
+            spelling = str(address).replace(".", "-" if form == "dashes" else ".")
+        service = draw(st.sampled_from(["nip.io", "sslip.io", "xip.example.com", "example.net"]))
+        name = f"{prefix}{spelling}.{service}"
+    if draw(st.booleans()):
+        name = name.upper()
+    return name + draw(st.sampled_from(["", "."]))
+
+
+@given(st.data())
+def test_special_ipv4_spelled_in_a_name_is_blocked(data: st.DataObject) -> None:
+    address, code = data.draw(special_ipv4())
+    url = f"https://{data.draw(spelled_in_a_name(address))}/"
+    result = check_url(url)
+    assert result.verdict is Verdict.BLOCK, (url, result.reasons)
+    assert {code, "embedded_address"} <= set(result.codes), (url, result.reasons)
+    # Local development never covers it: a public name pointing at loopback is rebinding.
+    assert check_url(url, UrlPolicy(allow_http_loopback=True)).verdict is Verdict.BLOCK
+
+
+words = st.from_regex(r"[a-z]{1,8}(-[a-z]{1,8}){0,2}", fullmatch=True)
+
+
+@given(st.lists(words, min_size=1, max_size=4))
+def test_names_without_digits_spell_no_address(labels: list[str]) -> None:
+    url = "https://" + ".".join(labels) + ".example.com/"
+    result = check_url(url)
+    assert "embedded_address" not in result.codes, (url, result.reasons)
+
+
+def _listed_tlds() -> list[str]:
+    """Top-level rules of the Public Suffix List, read from the package's own file."""
+    text = Path(publicsuffixlist.PSLFILE).read_text("utf-8")
+    rules = (line.split(" ")[0].strip().lower() for line in text.splitlines())
+    return sorted({r.removeprefix("*.") for r in rules if r and not r.startswith(("//", "!"))
+                   and "." not in r.removeprefix("*.")})  # fmt: skip
+
+
+LISTED_TLDS = _listed_tlds()
+
+
+@given(st.sampled_from(LISTED_TLDS), words)
+def test_listed_tlds_are_public(tld: str, label: str) -> None:
+    url = f"https://{label}.{tld}/"
+    result = check_url(url)
+    if tld in ("onion", "arpa"):  # listed, yet nobody registers names under them publicly
+        assert "non_public_tld" in result.codes
+    else:
+        assert "non_public_tld" not in result.codes, (url, result.reasons)
+
+
+@given(st.from_regex(r"[a-z]{2,12}", fullmatch=True), words)
+def test_unlisted_tlds_are_not_public(tld: str, label: str) -> None:
+    assume(tld not in LISTED_TLDS)
+    assume(tld not in ("local", "localdomain", "internal", "intranet", "lan", "home", "corp"))
+    assume(tld not in ("private", "localhost"))
+    result = check_url(f"https://{label}.{tld}/")
+    assert result.verdict is Verdict.BLOCK
+    assert result.codes == ("non_public_tld",), result.reasons
+    assert result.registrable_domain is None
 
 
 # --- hidden characters, anywhere ------------------------------------------------------------

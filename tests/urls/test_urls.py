@@ -469,7 +469,7 @@ def test_confusable_message_says_what_it_looks_like() -> None:
     [
         "https://\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444/",  # Russian "example.rf"
         "https://\u65e5\u672c\u8a9e.jp/",  # Japanese: Han only
-        "https://\u4f8b\u3048.\u30c6\u30b9\u30c8/",  # Han + Hiragana, a normal Japanese mix
+        "https://\u4f8b\u3048.\u307f\u3093\u306a/",  # Han + Hiragana, a normal Japanese mix
         "https://\ud55c\uad6d\uc5b4.kr/",  # Korean
     ],
 )
@@ -629,6 +629,269 @@ def test_long_lookalike_host_is_judged_by_its_registrable_domain() -> None:
     )
 
 
+# --- names that spell an IP address (wildcard DNS: nip.io, sslip.io...) ---------------------
+
+EMBEDDED_BLOCKED = [
+    case("https://10.0.0.1.nip.io/", "embedded_address", "private_network", id="nip-dotted"),
+    case("https://10-0-0-1.sslip.io/", "embedded_address", "private_network", id="sslip-dashed"),
+    case("https://app.192.168.1.10.nip.io/x", "private_network", id="nip-subdomain"),
+    case("https://127-0-0-1.sslip.io/", "embedded_address", "loopback", id="sslip-loopback"),
+    case("https://www-127-0-0-1.sslip.io/", "loopback", id="sslip-embedded-in-label"),
+    case("https://customer2-app-127-0-0-1.nip.io/", "loopback", id="nip-name-dash-address"),
+    case("https://app-10.8.0.1.nip.io/", "private_network", id="nip-dash-then-dots"),
+    case("https://7f000001.nip.io/", "embedded_address", "loopback", id="nip-hex"),
+    case("https://7F000001.NIP.IO/", "loopback", id="nip-hex-upper"),
+    case("https://app-c0a801fc.nip.io/", "private_network", id="nip-hex-with-name"),
+    case("https://0x7f000001.godnslog.example.com/", "loopback", id="0x-hex-any-domain"),
+    case("https://169.254.169.254.nip.io/latest/", "cloud_metadata", id="nip-metadata"),
+    case("https://169-254-169-254.sslip.io/", "cloud_metadata", id="sslip-metadata"),
+    case("https://0.0.0.0.nip.io:8000/", "unspecified_address", id="nip-unspecified"),
+    case("https://100-64-0-1.sslip.io/", "carrier_grade_nat", id="sslip-cgnat"),
+    case("https://169.254.1.1.nip.io/", "link_local", id="nip-link-local"),
+    case("https://--1.sslip.io/", "embedded_address", "loopback", id="sslip-ipv6-loopback"),
+    case("https://fe80--1.sslip.io/", "link_local", id="sslip-ipv6-link-local"),
+    case("https://fd12-3456--1.sslip.io/", "private_network", id="sslip-ipv6-ula"),
+    case("https://fd00-ec2--254.sslip.io/", "cloud_metadata", id="sslip-ipv6-metadata"),
+    case("https://--ffff-7f00-1.sslip.io/", "loopback", id="sslip-ipv6-mapped"),
+    case("https://10.0.0.1.NIP.IO./", "private_network", id="upper-trailing-dot"),
+    case("https://APP.127-0-0-1.SSLIP.IO/", "loopback", id="upper-dashed"),
+    case("https://\u00e9-10-0-0-1.sslip.io/", "private_network", "idn_host", id="idn-label"),
+    case("https://xn---10-0-0-1-93a.sslip.io/", "private_network", id="idn-label-punycode"),
+    case("https://\u0440\u0444.10.0.0.1.nip.io/", "private_network", id="cyrillic-label-before"),
+    case("https://\uff11\uff10.0.0.1.nip.io/", "private_network", "obfuscated_host",
+         id="fullwidth-digits"),
+    case("https://%31%30.0.0.1.nip.io/", "private_network", "obfuscated_host",
+         id="percent-encoded"),
+    # Not only the known services: sslip.io answers for any domain handed to it.
+    case("https://10.0.0.1.example.com/", "embedded_address", "private_network",
+         id="any-domain-dotted"),
+    case("https://db-10-0-0-7.xip.example.org/", "private_network", id="any-domain-dashed"),
+    case("https://--1.rebind.example.net/", "loopback", id="any-domain-ipv6"),
+    # A public address before it hides nothing: every spelled address is checked.
+    case("https://8.8.8.8.10.0.0.1.nip.io/", "private_network", id="decoy-before"),
+    case("https://10.0.0.1.8.8.8.8.sslip.io/", "private_network", id="decoy-after"),
+    # Public domains whose every name means this machine.
+    case("https://localtest.me/", "embedded_address", "loopback", id="localtest.me"),
+    case("https://app.localtest.me/login", "loopback", id="localtest.me-subdomain"),
+    case("https://LVH.ME./", "loopback", id="lvh.me-upper-dot"),
+    case("https://shop.vcap.me/", "loopback", id="vcap.me"),
+    case("https://a.localhost.direct/", "loopback", id="localhost.direct"),
+    case("https://traefik.me/", "loopback", id="traefik.me"),
+    case("https://10-0-0-1.traefik.me/", "private_network", id="traefik.me-address"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("url", "codes"), EMBEDDED_BLOCKED)
+def test_names_spelling_an_inside_address_are_blocked(url: str, codes: set[str]) -> None:
+    assert_verdict(check_url(url), Verdict.BLOCK, codes | {"embedded_address"})
+
+
+EMBEDDED_WARNED = [
+    case("https://8.8.8.8.nip.io/", id="nip-public"),
+    case("https://93-184-216-34.sslip.io/", id="sslip-public"),
+    case("https://2a01-4f8-c17-b8f--2.sslip.io/", id="sslip-ipv6-public"),
+    case("https://deadbeef.nip.io/", id="nip-hex-public"),
+    case("https://ec2-54-12-34-56.compute-1.amazonaws.com/", id="aws-public-dns"),
+    case("https://app.1.2.3.4.example.com/", id="any-domain-public"),
+    # Eight hex digits off nip.io are a hash as often as an address: a warning at most, and
+    # only when it would be an inside address.
+    case("https://7f000001.example.com/", id="hex-any-domain-loopback"),
+    case("https://0a1b2c3d.my-site.pages.dev/", id="hash-reads-as-private"),
+]
+
+
+@pytest.mark.parametrize(("url", "codes"), EMBEDDED_WARNED)
+def test_names_spelling_a_public_address_warn(url: str, codes: set[str]) -> None:
+    result = check_url(url)
+    assert_verdict(result, Verdict.WARN, {"embedded_address"})
+    assert block_codes(result) == set()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://1-2-3.example.com/",  # three numbers are not an address
+        "https://1.2.3.example.com/",
+        "https://v1.2.3.4.example.com/",  # 'v1' is not a number: nip.io agrees
+        "https://1.2.3.4a.example.com/",
+        "https://release-1-2-3-4b.example.com/",
+        "https://256.1.1.1.example.com/",  # not octets
+        "https://10.0.0.1000.example.com/",
+        "https://2024-01-15-1200.example.com/",
+        "https://www.example1234.com/",
+        "https://8f3c2a1d.my-site.pages.dev/",  # a hash that would be a public address
+        "https://7f00001.example.com/",  # seven hex digits
+        "https://7f0000011.example.com/",  # nine
+        "https://cafe--bad.example.com/",  # cafe::bad is no assigned address
+        "https://a-b-c-d-e-f-a-b.example.com/",
+        "https://deploy-preview-42--site.netlify.app/",
+        "https://abc-123-def.example.com/",
+        "https://nip.io/",
+        "https://sslip.io/",
+    ],
+)
+def test_names_that_only_look_numeric_spell_no_address(url: str) -> None:
+    result = check_url(url)
+    assert "embedded_address" not in result.codes, result.reasons
+    assert not block_codes(result), result.reasons
+
+
+def test_embedded_address_message_says_where_the_name_points() -> None:
+    result = check_url("https://10-0-0-1.sslip.io/")
+    embedded, private = result.reasons
+    assert embedded.code == "embedded_address" and embedded.severity is Severity.WARN
+    assert "points at 10.0.0.1, whoever registered it" in embedded.message
+    assert "sslip.io, a public wildcard DNS service" in embedded.message
+    assert "'10-0-0-1' is 10.0.0.1 written with dashes" in embedded.message
+    assert private.message.startswith("the host 10-0-0-1.sslip.io points at 10.0.0.1, which is")
+    lvh = check_url("https://lvh.me/").reasons[0].message
+    assert "lvh.me is a public domain whose every name points at 127.0.0.1" in lvh
+    hashed = check_url("https://0a1b2c3d.my-site.pages.dev/").reasons[0].message
+    assert "may just be an identifier" in hashed and "10.27.44.61" in hashed
+
+
+def test_localhost_names_are_not_read_for_addresses() -> None:
+    # *.localhost is this machine, whatever it spells.
+    assert check_url("https://10-0-0-1.localhost/").codes == ("loopback",)
+    assert "embedded_address" not in check_url("https://1.0.0.127.in-addr.arpa/").codes
+
+
+def test_embedded_addresses_under_allow_private() -> None:
+    policy = UrlPolicy(allow_private=True)
+    for url in ["https://10.0.0.1.nip.io/", "https://db-192-168-0-5.sslip.io/"]:
+        result = check_url(url, policy)
+        assert_verdict(result, Verdict.WARN, {"embedded_address", "private_network"})
+    for url, code in [
+        ("https://127.0.0.1.nip.io/", "loopback"),
+        ("https://169.254.169.254.nip.io/", "cloud_metadata"),
+        ("https://localtest.me/", "loopback"),
+        # Disguised spellings of an inside address get no allowance, as for a literal one.
+        ("https://0a000001.nip.io/", "private_network"),
+        ("https://%31%30.0.0.1.nip.io/", "obfuscated_host"),
+    ]:
+        assert_verdict(check_url(url, policy), Verdict.BLOCK, {code})
+
+
+def test_a_name_spelling_many_addresses_reports_the_inside_ones_first() -> None:
+    result = check_url("https://1-2-3-4-5-6-7-8-9-10-0-0-1.sslip.io/")
+    assert_verdict(result, Verdict.BLOCK, {"private_network"})
+    assert 1 <= result.codes.count("embedded_address") <= 4
+    assert any("points at 10.0.0.1" in r.message for r in result.reasons)
+
+
+def test_the_quick_hex_filter_keeps_every_inside_range() -> None:
+    # embedded.py skips a bare hex label whose first octet starts no inside range; the set
+    # it uses must cover every range it stands for.
+    from mcp_elicit.urls import addresses, embedded
+
+    for network, code, _ in addresses._V4_RANGES:
+        if code in embedded._INSIDE:
+            first = {int(network[0]) >> 24, int(network[-1]) >> 24}
+            assert first <= embedded._INSIDE_FIRST_OCTETS, network
+    for address in addresses._METADATA_V4:
+        assert int(address) >> 24 in embedded._INSIDE_FIRST_OCTETS
+
+
+# --- names under a top-level domain nobody registers in publicly ------------------------------
+
+NON_PUBLIC_TLDS = [
+    case("https://my-svc.my-namespace.svc/", id="kubernetes-svc"),
+    case("https://web.service.consul/", id="consul"),
+    case("https://www.example/", id="example"),
+    case("https://foo.test/", id="test"),
+    case("https://FOO.TEST./", id="test-upper-trailing-dot"),
+    case("https://does-not-exist.invalid/", id="invalid"),
+    case("https://name.alt/", id="alt"),
+    case("https://wiki.foo123/", id="made-up"),
+    case("https://app.prod.k8s:8443/", id="made-up-with-port"),
+    case("https://duckduckgogg42xjoc72x3sjasowoarfbgcmvfimaftt6twagswzczad.onion/", id="onion"),
+    case("https://1.0.0.127.in-addr.arpa/", id="arpa"),
+    case("https://\u043f\u0440\u0438\u043c\u0435\u0440.\u0438\u0441\u043f\u044b\u0442"
+         "\u0430\u043d\u0438\u0435/", "idn_host", id="idn-test-tld"),
+    case("https://xn--r8jz45g.xn--zckzah/", "idn_host", id="idn-test-tld-punycode"),
+    case("https://b\u00fccher.test/", "idn_host", id="idn-label-test-tld"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("url", "codes"), NON_PUBLIC_TLDS)
+def test_names_under_a_non_public_tld_are_blocked(url: str, codes: set[str]) -> None:
+    result = check_url(url)
+    assert_verdict(result, Verdict.BLOCK, codes | {"non_public_tld"})
+    assert result.registrable_domain is None
+    assert result.who_controls is not None and "registered" not in result.who_controls
+    relaxed = check_url(url, UrlPolicy(allow_private=True))
+    assert_verdict(relaxed, Verdict.WARN, {"non_public_tld"})
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://mail.google/",  # .google is a real top-level domain
+        "https://x.dev/",
+        "https://x.zip/",
+        "https://x.xn--p1ai/",  # .рф
+        "https://x.\u307f\u3093\u306a/",  # .みんな
+        "https://www.ck/",
+        "https://test.example.com/",
+        "https://onion.com/",
+        "https://svc.io/",
+        "https://nic.arpa.com/",
+        "https://example.co.uk./",
+    ],
+)
+def test_public_tlds_are_not_flagged(url: str) -> None:
+    assert "non_public_tld" not in check_url(url).codes
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["example.com", "printer.local", "nas.home.arpa", "home.arpa", "x.arpa", "a.onion",
+     "app.localhost", "localhost", "intranet", "api.svc", "foo.test.", "co.uk", "www.ck",
+     "db.internal", "wiki.corp", "xn--r8jz45g.xn--zckzah", "x.xn--p1ai", "10.0.0.1.nip.io"],
+)  # fmt: skip
+def test_nobody_registers_is_local_or_non_public(name: str) -> None:
+    # names.nobody_registers takes a shortcut (it runs for every URL): the same answer.
+    from mcp_elicit.urls.names import is_local_name, nobody_registers, non_public_tld
+
+    expected = is_local_name(name) or non_public_tld(name) is not None
+    assert nobody_registers(name) is expected
+
+
+def test_local_suffixes_keep_local_name_only() -> None:
+    # .corp, .internal, home.arpa... were local names before; their code stays.
+    for url in ["https://wiki.corp/", "https://db.internal/", "https://nas.home.arpa/"]:
+        assert check_url(url).codes == ("local_name",)
+
+
+WHO_CONTROLS_NON_PUBLIC = [
+    (
+        "https://api.svc/",
+        "a name under .svc, not a public top-level domain: nobody registers it publicly; "
+        "whichever DNS server your computer asks decides where it leads",
+    ),
+    (
+        "https://foo.test./",
+        "a name under .test, reserved for testing (RFC 6761): nobody registers it publicly; "
+        "whichever DNS server your computer asks decides where it leads",
+    ),
+    (
+        "https://abc.onion/",
+        "a Tor onion service (.onion): whoever holds its key controls the link; ordinary "
+        "browsers cannot open it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), WHO_CONTROLS_NON_PUBLIC)
+def test_who_controls_a_non_public_name(url: str, expected: str) -> None:
+    assert check_url(url).who_controls == expected
+
+
+def test_onion_message_names_tor() -> None:
+    (reason,) = check_url("https://abc.onion/").reasons
+    assert "Tor onion service" in reason.message
+
+
 # --- policies -------------------------------------------------------------------------------
 
 DEV_ALLOWED = [
@@ -670,12 +933,25 @@ DEV_BLOCKED = [
     case("https://0x7f.1/admin", "obfuscated_host", "loopback", id="hex-loopback"),
     case("http://2130706433:8000/", "obfuscated_host", "loopback", id="integer-loopback"),
     case("http://0177.0.0.1/", "obfuscated_host", "loopback", id="octal-loopback"),
+    # A public name pointing at this machine is DNS rebinding, not local development.
+    case("http://127.0.0.1.nip.io:8000/", "scheme_not_allowed", "loopback", id="nip-loopback"),
+    case("https://127-0-0-1.sslip.io/", "loopback", "embedded_address", id="sslip-loopback"),
+    case("http://localtest.me:3000/", "scheme_not_allowed", "loopback", id="localtest.me"),
+    case("https://app.lvh.me/", "loopback", id="lvh.me"),
+    case("http://--1.sslip.io/", "scheme_not_allowed", "loopback", id="sslip-ipv6-loopback"),
 ]
 
 
 @pytest.mark.parametrize(("url", "codes"), DEV_BLOCKED)
 def test_dev_policy_still_blocks_everything_else(url: str, codes: set[str]) -> None:
     assert_verdict(check_url(url, DEV), Verdict.BLOCK, codes)
+
+
+def test_dev_policy_says_why_a_loopback_name_is_not_local_development() -> None:
+    result = check_url("https://127.0.0.1.nip.io/", DEV)
+    assert "local_development" not in result.codes
+    (loopback,) = [r for r in result.reasons if r.code == "loopback"]
+    assert "DNS-rebinding" in loopback.message and "allow_http_loopback" in loopback.message
 
 
 def test_default_policy_blocks_http_loopback() -> None:
@@ -812,10 +1088,17 @@ def test_resolve_localhost_reaches_loopback() -> None:
     assert {r.code for r in resolved} == {"loopback"}
 
 
-def test_resolve_invalid_tld_is_unresolvable() -> None:
-    result = check_url("https://does-not-exist.invalid/", resolve=True)
+def test_resolve_invalid_tld_is_unresolvable(monkeypatch: pytest.MonkeyPatch) -> None:
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a name under .invalid was looked up")
+
+    monkeypatch.setattr(socket, "getaddrinfo", forbidden)
+    result = check_url(
+        "https://does-not-exist.invalid/", UrlPolicy(allow_private=True), resolve=True
+    )
     assert_verdict(result, Verdict.WARN, {"unresolvable"})
-    assert result.codes == ("unresolvable",)
+    assert result.codes == ("non_public_tld", "unresolvable")
+    assert "never exist" in result.reasons[1].message
 
 
 def test_without_resolve_there_is_no_lookup(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,9 +13,15 @@ from mcp_elicit.urls.characters import (
     visible,
 )
 from mcp_elicit.urls.codes import ReasonCode
+from mcp_elicit.urls.embedded import (
+    WILDCARD_SERVICES,
+    EmbeddedAddress,
+    embedded_addresses,
+    wildcard_service,
+)
 from mcp_elicit.urls.hosts import HostKind, ParsedHost, parse_host
 from mcp_elicit.urls.idn import confusables_in, is_mixed_script, label_scripts, skeleton
-from mcp_elicit.urls.names import classify_name, is_local_name
+from mcp_elicit.urls.names import classify_name, nobody_registers
 from mcp_elicit.urls.parse import (
     DEFAULT_PORTS,
     SPECIAL_SCHEMES,
@@ -41,8 +47,11 @@ _PRIVATE_CODES = frozenset(
         ReasonCode.CARRIER_GRADE_NAT,
         ReasonCode.LINK_LOCAL,
         ReasonCode.LOCAL_NAME,
+        ReasonCode.NON_PUBLIC_TLD,
     }
 )
+# At most this many addresses spelled in one name are reported.
+_MAX_EMBEDDED = 4
 _CHARACTER_REASONS = {
     CharacterKind.WHITESPACE: (
         ReasonCode.WHITESPACE,
@@ -239,9 +248,9 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
 
     registrable: str | None = None
     if host.kind is HostKind.NAME:
-        # Nobody registers printer.local or db.internal, whatever the Public Suffix List's
-        # default rule makes of an unlisted top-level name.
-        registrable = None if is_local_name(host.ascii) else _registrable_unicode(host)
+        # Nobody registers printer.local, db.internal or api.svc, whatever the Public Suffix
+        # List's default rule makes of an unlisted top-level name.
+        registrable = None if nobody_registers(host.ascii) else _registrable_unicode(host)
         _idn_findings(found, host)
         if resolve:
             _resolve_findings(found, host, port, scheme, policy)
@@ -269,9 +278,27 @@ def _host_findings(found: _Findings, host: ParsedHost, policy: UrlPolicy) -> boo
     # A disguised spelling of an address on this machine or network (0x7f.1, 2130706433) is
     # how links get past a person and a filter; local development and intranets write
     # 127.0.0.1 or 10.0.0.5 plainly, so the policy's allowances do not cover it.
-    disguised_inside = bool(host.obfuscations and findings)
+    # Addresses spelled in the name (10-0-0-1.sslip.io); not in localhost names, which mean
+    # this machine whatever they spell.
+    embedded: list[EmbeddedAddress] = []
+    if host.kind is HostKind.NAME and not (
+        findings and any(f.code is ReasonCode.LOOPBACK for f in findings)
+    ):
+        embedded = embedded_addresses(host.ascii)
+        if len(embedded) > _MAX_EMBEDDED:
+            # A crafted name spells dozens of overlapping addresses: report the inside ones
+            # first, and a few (the verdict is the same).
+            embedded.sort(key=lambda e: not (e.certain and classify_address(e.address)))
+            del embedded[_MAX_EMBEDDED:]
+    disguised_inside = False
+    if host.obfuscations:
+        disguised_inside = bool(findings) or any(
+            e.certain and classify_address(e.address) for e in embedded
+        )
     relaxed = policy if not disguised_inside else DEFAULT_POLICY
     _add_address_findings(found, findings, f"the host {shown} is", relaxed)
+    for spelled in embedded:
+        _embedded_findings(found, host, shown, spelled, policy)
     if host.address is not None:
         found.add(
             ReasonCode.IP_ADDRESS_HOST,
@@ -285,6 +312,69 @@ def _host_findings(found: _Findings, host: ParsedHost, policy: UrlPolicy) -> boo
             Severity.BLOCK if disguised_inside else Severity.WARN,
         )
     return _only_loopback(findings) and not disguised_inside
+
+
+def _embedded_findings(
+    found: _Findings, host: ParsedHost, shown: str, embedded: EmbeddedAddress, policy: UrlPolicy
+) -> None:
+    """A name that spells an address (10-0-0-1.sslip.io) points at it for whoever asks DNS.
+
+    The address gets the checks of an address written in the URL, and allow_private's
+    allowance as one would (an intranet may well use 10.0.0.5.nip.io), except when it is
+    disguised (hex, percent-encoding), which nobody reads. allow_http_loopback never applies:
+    a public name pointing at this machine is how DNS rebinding starts, not how local
+    development looks."""
+    disguised = embedded.disguised or bool(host.obfuscations)
+    address = _address_text(embedded.address)
+    service = wildcard_service(host.ascii)
+    findings = classify_address(embedded.address)
+    if not embedded.certain:
+        what = findings[0].what if findings else "a public address"
+        found.add(
+            ReasonCode.EMBEDDED_ADDRESS,
+            f"'{embedded.spelling}' in the host {shown} is {address} in hexadecimal, which "
+            f"wildcard DNS services such as nip.io resolve a name to; here it may just be an "
+            f"identifier, but if the name points there, {address} is {what}",
+            Severity.WARN,
+        )
+        return
+    if service in WILDCARD_SERVICES:
+        how = f"{service}, a public wildcard DNS service, resolves"
+    else:
+        how = (
+            "wildcard DNS services (nip.io, sslip.io, or any domain handed to their name "
+            "servers) resolve"
+        )
+    if embedded.form == "fixed":
+        message = (
+            f"the host {shown} points at {address}, whoever registered it: {service} is a "
+            f"public domain whose every name points at {address}"
+        )
+    elif embedded.spelling == address:
+        message = (
+            f"the host {shown} points at {address}, whoever registered it: {how} a name "
+            "to the address written in it"
+        )
+    else:
+        message = (
+            f"the host {shown} points at {address}, whoever registered it: '{embedded.spelling}' "
+            f"is {address} {embedded.form}, and {how} a name to the address written in it"
+        )
+    found.add(ReasonCode.EMBEDDED_ADDRESS, message, Severity.WARN)
+    lead = f"the host {shown} points at {address}, which is"
+    for finding in findings:
+        text = f"{lead} {finding.what}"
+        if finding.code in _PRIVATE_CODES and policy.allow_private and not disguised:
+            found.add(finding.code, f"{text}; allowed by the policy", Severity.WARN)
+            continue
+        if finding.code in _PRIVATE_CODES and policy.allow_private:
+            text += "; disguised, so the policy's allow_private does not cover it"
+        elif finding.code is ReasonCode.LOOPBACK and policy.allow_http_loopback:
+            text += (
+                "; a public name pointing at this machine is a DNS-rebinding trick, not local "
+                "development, so allow_http_loopback does not cover it"
+            )
+        found.add(finding.code, text)
 
 
 def _only_loopback(findings: list[AddressFinding]) -> bool:

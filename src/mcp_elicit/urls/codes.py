@@ -38,6 +38,8 @@ class ReasonCode(StrEnum):
     RESERVED_ADDRESS = "reserved_address"
     CLOUD_METADATA = "cloud_metadata"
     LOCAL_NAME = "local_name"
+    NON_PUBLIC_TLD = "non_public_tld"
+    EMBEDDED_ADDRESS = "embedded_address"
     IP_ADDRESS_HOST = "ip_address_host"
     OBFUSCATED_HOST = "obfuscated_host"
     UNRESOLVABLE = "unresolvable"

@@ -3,15 +3,19 @@
 ``localhost`` and ``*.localhost`` are loopback by specification (RFC 6761) and browsers
 resolve them without DNS. The other names here only mean something on a local network: mDNS
 (``.local``), split-horizon corporate DNS, cloud-internal zones. A server has no business
-sending a person there.
+sending a person there. Nor to a name under a top-level domain nobody registers names under
+publicly (``.svc``, ``.consul``, ``.test``, made-up ones), which the Public Suffix List tells
+apart from the public ones.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 
 from mcp_elicit.urls.addresses import AddressFinding
 from mcp_elicit.urls.codes import ReasonCode
+from mcp_elicit.urls.registrable import public_suffix_list
 
 # Cloud metadata services by name (their addresses are in addresses.py).
 _METADATA_NAMES = {
@@ -35,6 +39,23 @@ _LOCAL_SUFFIXES = {
     "home.arpa": "home networks (home.arpa)",
 }
 
+# Top-level domains the Public Suffix List lists although nobody registers names under them in
+# public DNS: .onion is Tor's (RFC 7686), .arpa is DNS infrastructure (RFC 3172; home.arpa is
+# a local suffix above). Every other top-level domain is public exactly when the list has it.
+_LISTED_NOT_PUBLIC = {
+    "onion": "a Tor onion service (.onion), which ordinary browsers cannot open and no "
+    "public DNS answers for",
+    "arpa": "a DNS infrastructure name (.arpa, reverse lookups and protocol registries), "
+    "not a web host",
+}
+# Wording for well-known unlisted ones; what makes them not public is the list, not this.
+_RESERVED_TLDS = {
+    "test": "reserved for testing (RFC 6761)",
+    "example": "reserved for documentation (RFC 6761)",
+    "invalid": "reserved for names that never exist (RFC 6761)",
+    "alt": "reserved for names outside DNS (RFC 9476)",
+}
+
 # Who decides where a link leads (UrlVerdict.who_controls), for hosts nobody registered.
 _MDNS = "a local network name (mDNS .local): any device on your network can answer to it"
 _LOCALHOST = "a localhost name: it always means this machine, and whatever runs on it answers"
@@ -42,6 +63,14 @@ _SINGLE_LABEL = (
     "a single-label name: nobody registers it; your network's search domains decide where it leads"
 )
 _IP_ADDRESS = "an IP address: whoever runs the machine at it controls the link; no name says who"
+_ONION = (
+    "a Tor onion service (.onion): whoever holds its key controls the link; ordinary browsers "
+    "cannot open it"
+)
+_ARPA = (
+    "a DNS infrastructure name (.arpa): nobody registers it publicly; whoever was handed that "
+    "part of .arpa (for reverse lookups, an address block's holder) decides where it leads"
+)
 _PUBLIC_SUFFIX = "a public suffix itself: whoever runs that suffix controls the link"
 REGISTERED = "whoever registered this name controls the link"
 
@@ -56,6 +85,52 @@ def _local_suffix(labels: list[str]) -> str | None:
         if len(labels) > suffix.count(".") + 1 and suffix in _LOCAL_SUFFIXES:
             return suffix
     return None
+
+
+def non_public_tld(ascii_host: str) -> str | None:
+    """The top-level domain of a multi-label name when it is not a public one — not a rule of
+    the Public Suffix List (``svc``, ``consul``, ``test``, ``foo123``), or ``onion`` or
+    ``arpa`` — and the name is not already a localhost or local-network name. Else ``None``."""
+    name = ascii_host.removesuffix(".")
+    _, dot, tld = name.rpartition(".")
+    if not dot or _public_tld(tld):  # the common case, answered from a cache
+        return None
+    if _is_localhost(name) or _local_suffix(name.split(".")) is not None:
+        return None
+    return tld
+
+
+def nobody_registers(ascii_host: str) -> bool:
+    """Whether no public registry hands out the name: local names (:func:`is_local_name`) and
+    names under a top-level domain that is not public (:func:`non_public_tld`).
+
+    Both come down to a single label or a top-level domain that is not public (every local
+    suffix and ``localhost`` is one), which is how it is computed: it runs for every URL."""
+    name = ascii_host.removesuffix(".")
+    _, dot, tld = name.rpartition(".")
+    return not dot or not _public_tld(tld)
+
+
+@functools.lru_cache(maxsize=4096)
+def _public_tld(tld: str) -> bool:
+    """Whether names are registered publicly under the (punycode) top-level domain: it is a
+    rule of the Public Suffix List (asked of the library, never guessed), and not .onion or
+    .arpa. Cached: check_url asks for every name, and there are about 1,500 such domains."""
+    if tld in _LISTED_NOT_PUBLIC:
+        return False
+    return public_suffix_list().is_public(tld, accept_unknown=False)
+
+
+def _tld_what(tld: str) -> str:
+    """Completes "the host … is …" for a name under a top-level domain that is not public."""
+    if tld in _LISTED_NOT_PUBLIC:
+        return _LISTED_NOT_PUBLIC[tld]
+    why = _RESERVED_TLDS.get(tld, "not a top-level domain on the Public Suffix List")
+    return (
+        f"under .{tld}, {why}: nobody registers names under it publicly, so whichever DNS "
+        "server answers (a cluster's, an office's, or one on the same network) decides "
+        "where it leads"
+    )
 
 
 def is_local_name(ascii_host: str) -> bool:
@@ -93,6 +168,17 @@ def who_controls(ascii_host: str, registrable: str | None) -> str:
         )
     if len(labels) == 1:
         return _SINGLE_LABEL
+    tld = non_public_tld(name)
+    if tld == "onion":
+        return _ONION
+    if tld == "arpa":
+        return _ARPA
+    if tld is not None:
+        why = _RESERVED_TLDS.get(tld, "not a public top-level domain")
+        return (
+            f"a name under .{tld}, {why}: nobody registers it publicly; whichever DNS "
+            "server your computer asks decides where it leads"
+        )
     return REGISTERED if registrable is not None else _PUBLIC_SUFFIX
 
 
@@ -121,4 +207,8 @@ def classify_name(ascii_host: str) -> list[AddressFinding]:
                 "a single-label name, which resolves through the local network's search domains",
             )
         )
+        return findings
+    tld = non_public_tld(name)
+    if tld is not None:
+        findings.append(AddressFinding(ReasonCode.NON_PUBLIC_TLD, _tld_what(tld)))
     return findings
