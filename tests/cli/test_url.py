@@ -122,9 +122,11 @@ def test_allow_http_loopback(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_resolve_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = run(capsys, "--resolve", "--json", "https://does-not-exist.invalid/")
+    # .invalid is no public top-level domain: allowed here as an intranet's would be.
+    url = "https://does-not-exist.invalid/"
+    status, out = run(capsys, "--resolve", "--json", "--allow-private", url)
     assert status == 0
-    assert [r["code"] for r in json.loads(out)["reasons"]] == ["unresolvable"]
+    assert [r["code"] for r in json.loads(out)["reasons"]] == ["non_public_tld", "unresolvable"]
     status, out = run(capsys, "--resolve", "https://localhost/")
     assert status == 1
     assert "resolves to" in out

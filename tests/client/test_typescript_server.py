@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from mcp_elicit.client.audit import redact_url
 from tests.peers import typescript_peer
 from tests.served import Served
 
@@ -289,7 +290,9 @@ def test_url_required_consent_completion_retry(
     assert called.answer == {"retried": True, "elicitationId": elicitation_id}
     [record] = called.audit
     assert record["required_by"] == "url_required"
-    assert record["url"] == f"{LINK}?id={elicitation_id}"
+    # The audit log keeps the link redacted: its id is not there, its fingerprint is.
+    assert record["url"] == redact_url(f"{LINK}?id={elicitation_id}")
+    assert elicitation_id not in record["url"]
     assert (record["outcome"], record["completed_by"]) == ("accept", "server")
 
 
