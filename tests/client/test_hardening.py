@@ -113,12 +113,12 @@ def test_an_audit_log_others_could_read_is_tightened_and_said(
     path = tmp_path / "audit.jsonl"
     path.write_text('{"earlier": true}\n')
     path.chmod(0o644)
-    with caplog.at_level(logging.WARNING, logger="mcp_elicit.client.audit"):
+    with caplog.at_level(logging.WARNING, logger="mcp_elicit.client._private"):
         log = AuditLog(path)
     log.record({"outcome": "decline"})
     log.close()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert "could be read by other users (permissions 0644)" in caplog.text
+    assert "was open to other users (permissions 0644)" in caplog.text
     assert path.read_text().splitlines()[0] == '{"earlier": true}'  # appended to, not replaced
 
 

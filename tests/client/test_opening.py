@@ -129,7 +129,7 @@ def test_a_links_directory_others_may_enter_is_tightened(
     loose.mkdir(parents=True)
     loose.chmod(0o755)
     loose.parent.chmod(0o755)
-    with caplog.at_level(logging.WARNING, logger="mcp_elicit.client.opening"):
+    with caplog.at_level(logging.WARNING, logger="mcp_elicit.client._private"):
         path = write_redirect(LINK, linger=None)
     opening.remove_redirect(path)
     assert stat.S_IMODE(loose.stat().st_mode) == 0o700

@@ -156,3 +156,16 @@ async def test_a_server_that_dies_in_a_call_is_stopped(state: Path) -> None:
             await client.call_tool("die", {})
         assert server.stopped
     assert "noisy: dying" in server.log_path.read_text()
+
+
+def test_a_log_folder_of_another_user_is_refused(tmp_path: Path) -> None:
+    """The server logs' folder follows the same rule as the audit log and the links."""
+    import os
+
+    from mcp_elicit.client._private import private_directory
+
+    folder = tmp_path / "servers"
+    folder.mkdir(mode=0o700)
+    os.chown(folder, 65534, 65534)  # the tests run as root: another user's folder
+    with pytest.raises(PermissionError, match="belongs to another user"):
+        private_directory(folder)

@@ -19,7 +19,6 @@ import json
 import logging
 import os
 import re
-import stat
 import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from mcp_elicit.client._private import make_private
 from mcp_elicit.forms.linting import secret_term
 
 logger = logging.getLogger(__name__)
@@ -120,22 +120,9 @@ def _open_private(path: Path) -> TextIO:
     """``path`` opened for appending, owner-only (see the module docstring)."""
     descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        if os.name == "posix":
-            status = os.fstat(descriptor)
-            if status.st_uid != os.geteuid():
-                raise PermissionError(
-                    f"the audit log {path} belongs to another user (uid {status.st_uid}), who "
-                    "could read what it records: use a file of your own"
-                )
-            mode = stat.S_IMODE(status.st_mode)
-            if mode & 0o077:
-                os.fchmod(descriptor, 0o600)
-                logger.warning(
-                    "the audit log %s could be read by other users (permissions %04o); it is "
-                    "now owner-only (0600). What it held before may have been read already",
-                    path,
-                    mode,
-                )
+        make_private(
+            path, descriptor=descriptor, why="who could read what it records: use a file of yours"
+        )
         return os.fdopen(descriptor, "a", encoding="utf-8")
     except BaseException:
         os.close(descriptor)

@@ -28,11 +28,11 @@ import html
 import logging
 import os
 import secrets
-import stat
 import threading
 import webbrowser
 from pathlib import Path
 
+from mcp_elicit.client._private import private_directory
 from mcp_elicit.client.server_log import state_directory
 
 logger = logging.getLogger(__name__)
@@ -109,33 +109,8 @@ def _remove_all() -> None:
 def _private_directory() -> Path:
     """:func:`links_directory`, made or checked owner-only (it and its ``mcp-elicit``)."""
     directory = links_directory()
-    for path in (directory.parent, directory):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            path.mkdir(mode=0o700)
-        _check_ours(path)
-    return directory
-
-
-def _check_ours(directory: Path) -> None:
-    if os.name != "posix":
-        return  # under the user's own profile, which others cannot read
-    status = os.stat(directory)
-    if not stat.S_ISDIR(status.st_mode):
-        raise NotADirectoryError(f"{directory} is not a directory")
-    if status.st_uid != os.geteuid():
-        raise PermissionError(
-            f"{directory} belongs to another user (uid {status.st_uid}): a link written there "
-            "could be read by them, so none is"
-        )
-    mode = stat.S_IMODE(status.st_mode)
-    if mode & 0o077:
-        os.chmod(directory, 0o700)
-        logger.warning(
-            "%s was open to other users (permissions %04o); it is now owner-only (0700)",
-            directory,
-            mode,
-        )
+    private_directory(directory.parent)
+    return private_directory(directory)
 
 
 def _redirect_page(url: str) -> str:

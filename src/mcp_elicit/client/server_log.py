@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
@@ -23,6 +22,8 @@ from typing import Any, TextIO
 import anyio
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.message import SessionMessage
+
+from mcp_elicit.client._private import private_directory
 
 _Streams = Any  # mcp.client._transport.TransportStreams: (read stream, write stream)
 
@@ -92,7 +93,7 @@ def open_log(path: Path) -> TextIO:
     """``path`` opened for appending, owner-only (0600, its folder 0700), never through a
     symbolic link."""
     try:
-        _private_directory(path.parent)
+        private_directory(path.parent)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(path, flags, 0o600)
     except OSError as error:
@@ -102,20 +103,6 @@ def open_log(path: Path) -> TextIO:
     if hasattr(os, "fchmod"):
         os.fchmod(fd, 0o600)  # an older file keeps no wider mode
     return os.fdopen(fd, "a", encoding="utf-8", errors="replace")
-
-
-def _private_directory(path: Path) -> None:
-    """``path``, with any folders missing on the way, created 0700; an existing ``path`` is
-    narrowed to 0700."""
-    missing: list[Path] = []
-    folder = path
-    while not folder.exists() and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
-    for folder in reversed(missing):
-        folder.mkdir(mode=0o700, exist_ok=True)
-    if os.name == "posix" and stat.S_IMODE(path.stat().st_mode) & 0o077:
-        path.chmod(0o700)
 
 
 class LoggedStdioServer:
