@@ -8,7 +8,7 @@ under the line: prompt_toolkit draws only after it has handled the keys it has r
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from io import StringIO
 from typing import Any, TypeVar
 
@@ -742,6 +742,19 @@ async def test_a_link_that_did_not_open_can_be_cancelled(
     assert isinstance(answer, Cancel)
 
 
+def held_call(
+    held: HeldServer, handler: ElicitationHandler, results: list[str]
+) -> Callable[[], Coroutine[Any, Any, None]]:
+    """A 2026-07-28 call of the held server's ``connect``, its text appended to ``results``."""
+
+    async def call() -> None:
+        async with ElicitingClient(held.server, handler, protocol="2026-07-28") as client:
+            result = await client.call_tool("connect", {})
+        results.append(" ".join(getattr(c, "text", "") for c in result.content))
+
+    return call
+
+
 @pytest.mark.anyio
 async def test_the_handler_asks_at_the_terminal_when_the_browser_did_not_open(
     screen: Screen, renderer: TerminalRenderer
@@ -750,10 +763,7 @@ async def test_the_handler_asks_at_the_terminal_when_the_browser_did_not_open(
     handler = ElicitationHandler(renderer, opener=lambda url: False)
     results: list[str] = []
 
-    async def call() -> None:
-        async with ElicitingClient(held.server, handler, protocol="2026-07-28") as client:
-            result = await client.call_tool("connect", {})
-        results.append(" ".join(getattr(c, "text", "") for c in result.content))
+    call = held_call(held, handler, results)
 
     await play(
         screen,
@@ -784,10 +794,7 @@ async def test_the_held_retry_is_shown_and_enter_asks_the_server_again(
         "done (asks held again now), Esc to cancel"
     )
 
-    async def call() -> None:
-        async with ElicitingClient(held.server, handler, protocol="2026-07-28") as client:
-            result = await client.call_tool("connect", {})
-        results.append(" ".join(getattr(c, "text", "") for c in result.content))
+    call = held_call(held, handler, results)
 
     async def person() -> None:
         await screen.expect("Open this link in your browser?")
@@ -818,10 +825,7 @@ async def test_esc_while_held_tells_the_server_cancel(
     handler = ElicitationHandler(renderer, opener=lambda url: None)
     results: list[str] = []
 
-    async def call() -> None:
-        async with ElicitingClient(held.server, handler, protocol="2026-07-28") as client:
-            result = await client.call_tool("connect", {})
-        results.append(" ".join(getattr(c, "text", "") for c in result.content))
+    call = held_call(held, handler, results)
 
     await play(
         screen,
