@@ -129,6 +129,8 @@ class Elicitation:
     ) -> None:
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
+        if max_held_retries < 0:
+            raise ValueError(f"max_held_retries must be 0 or more, not {max_held_retries}")
         # The key file is read (or made) when the key is first needed, not here: importing a
         # server module must not write to the person's state directory. A key in the
         # environment costs no I/O, so a bad one is still refused at once.
@@ -139,7 +141,11 @@ class Elicitation:
             key=lambda: self.key,
             store=store,
             identity=identity if identity is not None else LocalIdentity(),
-            settings=Settings(url_draft=url_draft, url_resume_wait=url_resume_wait),
+            settings=Settings(
+                url_draft=url_draft,
+                url_resume_wait=url_resume_wait,
+                max_held_retries=max_held_retries,
+            ),
             flow_ttl=flow_ttl,
             server_id=server_id,
             # Read when the id is first needed: a server built with server_options() is
@@ -149,9 +155,6 @@ class Elicitation:
             ),
             max_open_flows=max_open_flows,
         )
-        if max_held_retries < 0:
-            raise ValueError(f"max_held_retries must be 0 or more, not {max_held_retries}")
-        self.runtime.completions.max_held = max_held_retries
         if public_url:
             self.public_url = public_url
         self.request_state_security = RequestStateSecurity(

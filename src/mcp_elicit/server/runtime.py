@@ -16,7 +16,7 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 
 from mcp_elicit.flows import DEFAULT_MAX_OPEN_FLOWS, Flows
-from mcp_elicit.server.completions import DEFAULT_URL_RESUME_WAIT, Completions
+from mcp_elicit.server.completions import DEFAULT_MAX_HELD, DEFAULT_URL_RESUME_WAIT, Completions
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.keys import DeploymentKey, state_directory
@@ -33,6 +33,8 @@ class Settings:
     # 2026-07-28: how long a retry after "I opened the link" is held while the person is
     # still on the page, before the link is asked for again (see completions).
     url_resume_wait: float = DEFAULT_URL_RESUME_WAIT
+    # 2026-07-28: how many such retries are held at once (see completions).
+    max_held_retries: int = DEFAULT_MAX_HELD
 
 
 DEFAULT_SETTINGS = Settings()
@@ -79,6 +81,7 @@ class Runtime:
         self.completions = Completions(
             lambda: self.flows,
             url_resume_wait=settings.url_resume_wait,
+            max_held=settings.max_held_retries,
             user_of=identity.user_of_request,
         )
 
