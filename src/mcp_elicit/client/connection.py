@@ -403,17 +403,19 @@ class _Hooks:
             self._count_refusals(method, params.get("inputResponses"))
             links = _accepted_links(params.get("inputResponses"))
             if links:
-                return await self._send_held(send, method, params, options, version, links)
+
+                async def resend(again: Mapping[str, Any]) -> Any:
+                    return await self._send_once(send, method, again, options, version)
+
+                return await self._send_held(method, params, links, resend)
         return await self._send_once(send, method, params, options, version)
 
     async def _send_held(
         self,
-        send: Callable[[str, Mapping[str, Any] | None, dict[str, Any]], Awaitable[Any]],
         method: str,
         params: Mapping[str, Any],
-        options: dict[str, Any],
-        version: str | None,
         links: dict[str, UrlPrompt],
+        resend: Callable[[Mapping[str, Any]], Awaitable[Any]],
     ) -> Any:
         """2026-07-28: the retry that carries the person's accept of ``links``. The server
         may hold it until the page is finished (``url_resume_wait``); meanwhile the person
@@ -421,7 +423,7 @@ class _Hooks:
         cancel (it is sent again with ``cancel`` for those links)."""
         prompt = next(iter(links.values()))
         while True:
-            sent, answer = await self._held_once(send, method, params, options, version, prompt)
+            sent, answer = await self._held_once(params, prompt, resend)
             if sent:
                 return sent[0]
             if isinstance(answer, Accept):
@@ -429,18 +431,13 @@ class _Hooks:
             refused = dict(params.get("inputResponses") or {})
             refused.update({key: {"action": "cancel"} for key in links})
             self._count_refusals(method, refused)
-            return await self._send_once(
-                send, method, {**params, "inputResponses": refused}, options, version
-            )
+            return await resend({**params, "inputResponses": refused})
 
     async def _held_once(
         self,
-        send: Callable[[str, Mapping[str, Any] | None, dict[str, Any]], Awaitable[Any]],
-        method: str,
         params: Mapping[str, Any],
-        options: dict[str, Any],
-        version: str | None,
         prompt: UrlPrompt,
+        resend: Callable[[Mapping[str, Any]], Awaitable[Any]],
     ) -> tuple[list[Any], Answer | None]:
         """Send the retry once, with the waiting screen up meanwhile: ``([result], None)``
         when the server answered first, ``([], answer)`` when the person did (the retry is
@@ -454,7 +451,7 @@ class _Hooks:
 
             async def retry() -> None:
                 try:
-                    sent.append(await self._send_once(send, method, params, options, version))
+                    sent.append(await resend(params))
                 except Exception as error:  # raised below, not inside an exception group
                     failed.append(error)
                     tasks.cancel_scope.cancel()
