@@ -196,15 +196,13 @@ async def connect(
             opener=open_link,
         )
         target = server
-        if type(server).__module__.split(".")[0] == "fastmcp":
+        framework = type(server).__module__.split(".")[0]  # an in-process server's, if any
+        if framework == "fastmcp":
             target = _sdk.lowlevel_server_of(server)  # the SDK connects to its SDK Server
         client = ElicitingClient(target, handler, protocol=protocol, **client_options)
         async with contextlib.AsyncExitStack() as stack:
             if elicitation is not None:
-                if not elicitation.installed and type(server).__module__.split(".")[0] in (
-                    "mcp",
-                    "fastmcp",
-                ):
+                if not elicitation.installed and framework in ("mcp", "fastmcp"):
                     # A server built with server_options() learns its name (and so its
                     # server_id, which binds flows and secrets) when it is installed.
                     elicitation.install(server)
