@@ -217,9 +217,17 @@ async def test_a_url_opens_only_after_consent() -> None:
 async def test_the_early_drafts_message_only_ask_is_one_free_text_question() -> None:
     h = handler([{"action": "accept", "content": {"response": "blue"}}])
     result = await call(h, "raw", {"params": {"message": "Favourite colour?"}})
-    assert result.structured_content == {"action": "accept", "content": {"response": "blue"}}
+    # Answered in the draft's own shape: content items, no action.
+    assert result.structured_content == {"content": [{"type": "text", "text": "blue"}]}
     prompt = h.renderer.prompts[0]  # type: ignore[union-attr]
     assert prompt.free_text and len(prompt.form) == 1
+
+
+async def test_an_early_draft_decline_or_cancel_is_cancelled() -> None:
+    h = handler([{"action": "decline"}, {"action": "cancel"}])
+    for _ in range(2):
+        result = await call(h, "raw", {"params": {"message": "Favourite colour?"}})
+        assert result.structured_content == {"content": [], "cancelled": True}
 
 
 async def test_the_url_drafts_spelling_is_accepted_on_an_older_session() -> None:

@@ -37,6 +37,7 @@ from mcp_elicit.client.completions import Completions
 from mcp_elicit.client.opening import open_privately
 from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimiter
 from mcp_elicit.client.prompts import (
+    MAX_ATTACHMENT_BYTES,
     Accept,
     Answer,
     Cancel,
@@ -48,10 +49,12 @@ from mcp_elicit.client.prompts import (
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.forms import Form, InvalidSchema, Problem, lint_schema
 from mcp_elicit.protocol import (
+    ContentItem,
     ElicitationModes,
     ElicitationRequest,
     ProtocolProblem,
     ProtocolVersion,
+    early_result,
     elicit_result,
     invalid_params_error,
     negotiated_revision,
@@ -74,8 +77,8 @@ FREE_TEXT_FIELD = "response"
 _FREE_TEXT_SCHEMA = {
     "type": "object",
     "properties": {FREE_TEXT_FIELD: {"type": "string", "title": "Your answer"}},
-    "required": [FREE_TEXT_FIELD],
 }
+# Not required: an answer may be only attached files. Renderers ask for text or a file.
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +206,7 @@ class ElicitationHandler:
         except ElicitationRefused as refused:
             self._record(event | {"outcome": "error", "error": refused.error})
             raise
-        self._record(event | {"outcome": result["action"]})
+        self._record(event | {"outcome": _outcome(result)})
         return result
 
     def _parse(self, params: Any, asking: Asking) -> ElicitationRequest:
@@ -265,6 +268,8 @@ class ElicitationHandler:
             asking.server, request.message, form, findings, asking.revision.value, free_text
         )
         answer = await self._ask(self.renderer.ask_form(prompt))
+        if free_text:
+            return await self._early_answer(answer, form, asking, event)
         if isinstance(answer, Accept):
             problems = form.validate(answer.content)
             if problems:
@@ -280,6 +285,48 @@ class ElicitationHandler:
         if isinstance(answer, Cancel) and answer.no_person:
             event["why"] = answer.reason or "no-person"
         return _declined_or_cancelled(answer)
+
+    async def _early_answer(
+        self, answer: Answer, form: Form, asking: Asking, event: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A message-only request is answered in the early draft's shape: the text typed and
+        the files attached as ``content`` items; a decline or cancel as ``cancelled`` (the
+        draft has nothing else)."""
+        if not isinstance(answer, Accept):
+            if isinstance(answer, Cancel) and answer.no_person:
+                event["why"] = answer.reason or "no-person"
+                return early_result(cancelled=True, meta={OUTCOME_META: event["why"]})
+            return early_result(cancelled=True)
+        problems = form.validate(answer.content)
+        size = sum(len(item.data) for item in answer.attachments)
+        if size > MAX_ATTACHMENT_BYTES:
+            problems.append(
+                Problem(None, "too_large", f"the attachments hold {size} bytes, more than allowed")
+            )
+        if problems:
+            await self._tell(
+                Notice(asking.server, "The answer was not sent: " + _listed(problems), "error")
+            )
+            event["problems"] = [p.to_json() for p in problems]
+            return early_result(cancelled=True, meta={OUTCOME_META: "invalid-answer"})
+        text = answer.content.get(FREE_TEXT_FIELD)
+        items = [ContentItem("text", text=text)] if isinstance(text, str) and text else []
+        items += [
+            ContentItem(
+                "image" if a.kind == "image" else "audio", data=a.data, mime_type=a.mime_type
+            )
+            for a in answer.attachments
+        ]
+        if self.audit is not None:
+            labels = {f.name: f.label for f in form}
+            event["content"] = self.audit.content(answer.content, labels)
+        if answer.attachments:
+            # What was attached, never the bytes.
+            event["attachments"] = [
+                {"name": a.name, "mimeType": a.mime_type, "bytes": len(a.data)}
+                for a in answer.attachments
+            ]
+        return early_result(items)
 
     async def _handle_url(
         self, request: ElicitationRequest, asking: Asking, event: dict[str, Any]
@@ -520,6 +567,13 @@ def revision_of(version: str | None) -> ProtocolVersion:
     if version is None:
         return ProtocolVersion.V2025_11_25
     return negotiated_revision(version) or ProtocolVersion.V2025_06_18
+
+
+def _outcome(result: Mapping[str, Any]) -> str:
+    """The action a result reports; an early-draft result has none, only ``cancelled``."""
+    if "action" in result:
+        return str(result["action"])
+    return "cancel" if result.get("cancelled") else "accept"
 
 
 def _cancel(why: str) -> dict[str, Any]:

@@ -8,10 +8,12 @@ JSON-RPC, revisions or the SDK.
 
 from __future__ import annotations
 
+import mimetypes
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from mcp_elicit.forms import Form, JSONValue, Problem
+from mcp_elicit.protocol.content import mime_problem
 from mcp_elicit.urls import UrlVerdict
 
 
@@ -22,7 +24,9 @@ class FormPrompt:
     ``findings`` are what the person should know about the request before answering (a URL
     outside the ``url`` field, fields that look like secrets, a ``pattern`` that will be
     enforced): renderers show them, they never hide them. ``free_text`` marks the early draft's
-    message-only ask, shown as one free-text question (the form then has one field).
+    message-only ask, shown as one free-text question (the form then has one field) to which
+    the person may attach image or audio files (:class:`Attachment`, answered in
+    :attr:`Accept.attachments`).
     """
 
     server: str
@@ -59,10 +63,57 @@ Prompt: TypeAlias = FormPrompt | UrlPrompt
 
 
 @dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file the person attached to a free-text answer: the early draft's image or audio
+    item. Build it with :func:`attachment`, which checks the kind and the size."""
+
+    name: str
+    mime_type: str
+    data: bytes
+
+    @property
+    def kind(self) -> str:
+        """``"image"`` or ``"audio"``."""
+        return self.mime_type.split("/", 1)[0].lower()
+
+
+ATTACHABLE = ("image", "audio")
+"""What a person may attach to a free-text answer: what the early draft's items can carry."""
+
+MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
+"""The most one answer's attachments may hold together. The whole answer travels in one
+JSON-RPC message, base64 (a third larger); servers set their own limit too."""
+
+
+def attachment(
+    name: str, data: bytes, mime_type: str | None = None, *, already: int = 0
+) -> Attachment:
+    """An :class:`Attachment` of ``data`` read from the file ``name``, or ``ValueError`` with
+    what to tell the person. ``mime_type`` is what the browser said, else guessed from the
+    name; ``already`` counts the bytes attached before this one."""
+    kind_of = mime_type or mimetypes.guess_type(name)[0] or ""
+    top = kind_of.split("/", 1)[0].lower()
+    if top not in ATTACHABLE or mime_problem(top, kind_of) is not None:
+        raise ValueError(
+            f"{name} is not an image or audio file ({kind_of or 'unknown type'}): only images "
+            "and audio can be attached"
+        )
+    if already + len(data) > MAX_ATTACHMENT_BYTES:
+        raise ValueError(
+            f"{name} is too large: attachments may hold {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB "
+            "in all"
+        )
+    return Attachment(name, kind_of, data)
+
+
+@dataclass(frozen=True, slots=True)
 class Accept:
-    """The person answered (form mode: ``content``) or consented (URL mode: no content)."""
+    """The person answered (form mode: ``content``) or consented (URL mode: no content).
+
+    ``attachments``: files attached to a free-text answer (:attr:`FormPrompt.free_text`)."""
 
     content: dict[str, JSONValue] = field(default_factory=dict)
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from mcp_elicit.protocol.capabilities import (
     modes_from_capabilities,
     request_meta,
 )
+from mcp_elicit.protocol.content import ContentItem, early_result, read_content_items
 from mcp_elicit.protocol.errors import (
     error_response,
     invalid_params_error,
@@ -75,6 +76,7 @@ __all__ = [
     "NO_MODES",
     "RELEASED",
     "RULES",
+    "ContentItem",
     "ElicitResult",
     "ElicitationModes",
     "ElicitationRequest",
@@ -85,6 +87,7 @@ __all__ = [
     "capabilities_for",
     "capabilities_from_request",
     "codes",
+    "early_result",
     "elicit_request",
     "elicit_result",
     "elicitation_complete_params",
@@ -103,6 +106,7 @@ __all__ = [
     "parse_missing_capability_error",
     "parse_protocol_version",
     "parse_url_required_error",
+    "read_content_items",
     "request_meta",
     "retry_params",
     "rules_for",
