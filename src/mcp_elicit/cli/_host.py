@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 # ``mcp_elicit.client.connection.PROTOCOL_CHOICES``, written out so that building the parser
 # does not import the client (a test keeps the two the same).
-PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-06-18", "2025-11-25", "2026-07-28")
+PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+# The demo's server asks forms, which the early draft (2025-03-26) cannot carry.
+DEMO_PROTOCOLS: tuple[str, ...] = tuple(p for p in PROTOCOL_CHOICES if p != "2025-03-26")
 
 # The spellings of ``--modes``, as ``form,url`` lists of the modes declared and answered.
 MODES: tuple[str, ...] = ("form,url", "form", "url")
@@ -52,7 +54,8 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         "--protocol",
         choices=PROTOCOL_CHOICES,
         default="auto",
-        help="protocol revision to speak (default: auto, the newest both sides have)",
+        help="protocol revision to speak (default: auto, the newest both sides have; "
+        "2025-03-26 is the early content-array draft: free text, images and audio)",
     )
     parser.add_argument(
         "--modes",

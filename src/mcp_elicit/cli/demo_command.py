@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mcp_elicit.cli._host import PROTOCOL_CHOICES, add_ui_option
+from mcp_elicit.cli._host import DEMO_PROTOCOLS, add_ui_option
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,7 +27,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     demo.add_argument(
         "--protocol",
-        choices=PROTOCOL_CHOICES,
+        choices=DEMO_PROTOCOLS,
         default="auto",
         help="protocol revision to speak (default: auto, the newest: 2026-07-28)",
     )

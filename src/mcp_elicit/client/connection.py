@@ -63,7 +63,11 @@ from mcp_elicit.protocol.codes import ELICITATION_TRACK
 
 logger = logging.getLogger(__name__)
 
-PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-06-18", "2025-11-25", "2026-07-28")
+PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+"""``"2025-03-26"`` speaks the early content-array draft (message-only questions answered with
+text, image and audio items); the others are the revisions with elicitation."""
+
+_PROPOSED_BY_HAND = frozenset({"2025-03-26", "2025-06-18"})
 
 # Methods whose 2026-07-28 results carry `resultType`; absent means complete (SEP-2322).
 _RESULT_TYPED = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -134,8 +138,8 @@ class ElicitingClient:
             raise ValueError(
                 f"protocol must be one of {', '.join(PROTOCOL_CHOICES)}, not {protocol!r}"
             )
-        if protocol == "2025-06-18" and not handler.modes.form:
-            raise ValueError("2025-06-18 has form mode only, and this handler does not offer it")
+        if protocol in _PROPOSED_BY_HAND and not handler.modes.form:
+            raise ValueError(f"{protocol} has form mode only, and this handler does not offer it")
         self.server = server
         self.handler = handler
         # A server started here over stdio runs on this machine as this user (Policy).
@@ -367,7 +371,8 @@ class _Hooks:
     @property
     def proposed_version(self) -> str | None:
         # SDK: `initialize` always proposes its newest handshake version.
-        return "2025-06-18" if self._owner.protocol == "2025-06-18" else None
+        protocol = self._owner.protocol
+        return protocol if protocol in _PROPOSED_BY_HAND else None
 
     def capabilities(
         self, version: str, declared: types.ClientCapabilities
@@ -554,8 +559,8 @@ def _capability(
 ) -> types.ElicitationCapability | None:
     if not (modes.form or modes.url):
         return None
-    if proposed == "2025-06-18":
-        return types.ElicitationCapability()  # `elicitation: {}`: that revision has no modes
+    if proposed in _PROPOSED_BY_HAND:
+        return types.ElicitationCapability()  # `elicitation: {}`: those revisions have no modes
     return types.ElicitationCapability(
         form=types.FormElicitationCapability() if modes.form else None,
         url=types.UrlElicitationCapability() if modes.url else None,

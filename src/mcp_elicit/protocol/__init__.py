@@ -60,6 +60,7 @@ from mcp_elicit.protocol.mrtr import (
 from mcp_elicit.protocol.problems import ProtocolProblem
 from mcp_elicit.protocol.revisions import (
     EARLY_DRAFT,
+    EARLY_DRAFT_VERSION,
     RELEASED,
     RULES,
     ProtocolVersion,
@@ -71,6 +72,7 @@ from mcp_elicit.protocol.revisions import (
 
 __all__ = [
     "EARLY_DRAFT",
+    "EARLY_DRAFT_VERSION",
     "FORM_AND_URL",
     "FORM_ONLY",
     "NO_MODES",

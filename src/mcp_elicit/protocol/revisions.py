@@ -18,8 +18,10 @@ The reasoning, from each revision's ``schema.ts`` (the source of truth) and elic
   ``elicitationId`` (correlate through ``requestState``), no completion notification, and
   -32042 MUST NOT be emitted. Capabilities travel in every request's ``_meta``.
 
-The early content-array draft (April 2025) is not a revision we speak: its message-only
-requests and ``{content: [...]}`` results are accepted on input and never produced.
+The early content-array draft (April 2025, stamped 2025-03-26) is not a revision in this
+table: its message-only requests and ``{content: [...]}`` results are accepted on input from
+anyone, and produced only for a peer that speaks the draft (``protocol.content``; the server's
+``ask_text``, the client's answer to a message-only request).
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ CapabilityIn = Literal["initialize", "request_meta"]
 
 EARLY_DRAFT = "early-draft"
 """The ``revision_hint`` of messages in the early content-array draft's shapes."""
+
+EARLY_DRAFT_VERSION = "2025-03-26"
+"""The protocol version the early draft's page is stamped with. That revision, as released,
+has no elicitation: a peer that negotiates it and declares ``elicitation`` speaks the draft."""
 
 
 class ProtocolVersion(enum.StrEnum):

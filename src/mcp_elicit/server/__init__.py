@@ -12,6 +12,7 @@ every revision, and URL mode.
     elicitation.run(server)
 
 - :func:`ask`, :func:`confirm`, :func:`choose` — forms, validated, on every revision
+- :func:`ask_text` — free text, with images and audio from an early-draft client
 - :func:`secret`, :func:`ask_url`, :class:`UrlRequired` — URL mode, flows, the vault
 - :class:`Elicitation` — the middleware, the sealed state, the hosted pages, for a server
 """
@@ -28,6 +29,7 @@ from mcp_elicit.server.errors import (
     NotExpressible,
     SecretInForm,
 )
+from mcp_elicit.server.free_text import Reply, ask_text
 from mcp_elicit.server.identity import AccessTokenIdentity, Identity, LocalIdentity
 from mcp_elicit.server.keys import DeploymentKey
 from mcp_elicit.server.url_mode import (
@@ -56,10 +58,12 @@ __all__ = [
     "LocalIdentity",
     "ModeUnavailable",
     "NotExpressible",
+    "Reply",
     "SecretInForm",
     "UrlRequired",
     "Vault",
     "ask",
+    "ask_text",
     "ask_url",
     "choose",
     "confirm",

@@ -30,6 +30,7 @@ from mcp_elicit.protocol import (
     ProtocolVersion,
     form_request_params,
     parse_elicit_result,
+    read_content_items,
 )
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.server import rounds
@@ -216,6 +217,8 @@ async def ask_question(
     check_form_message(message, question.form, not_secret=not_secret)
     scope = current_scope(ctx)
     peer = scope.peer
+    if peer.early_draft and question.from_items is not None:
+        return await _push(scope, None, question, message, None, timeout, reask)
     if peer.revision is None or not peer.modes.form:
         if fallback is not None:
             return await _run_fallback(fallback)
@@ -231,23 +234,29 @@ async def ask_question(
 
 async def _push(
     scope: RequestScope,
-    revision: ProtocolVersion,
+    revision: ProtocolVersion | None,
     question: Question[T],
     message: str,
-    schema: Mapping[str, Any],
+    schema: Mapping[str, Any] | None,
     timeout: float | None,
     reask: int,
 ) -> Answer[T]:
+    """Ask with ``elicitation/create`` in ``revision``'s shape; ``revision`` ``None`` is the
+    early draft: the message only, answered with content items (read as 2025-06-18 reads
+    them, which takes that shape too)."""
     text = message
     for attempt in range(reask + 1):
-        params = form_request_params(text, schema, revision=revision)
+        if revision is None or schema is None:
+            params: dict[str, Any] = {"message": text}
+        else:
+            params = form_request_params(text, schema, revision=revision)
         try:
             raw = await send_elicitation(scope, params, timeout=timeout)
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 return Cancelled("timeout")
             raise CannotAsk(f"the client refused the question: {exc.message}") from exc
-        answer = _read_answer(question, message, raw, revision)
+        answer = _read_answer(question, message, raw, revision or ProtocolVersion.V2025_06_18)
         if not isinstance(answer, list):
             return answer
         if attempt == reask:
@@ -323,6 +332,8 @@ def _read_answer(
         return Declined()
     if parsed.action == "cancel":
         return Cancelled(parsed.outcome)
+    if parsed.early_content is not None:
+        return _read_items(question, message, parsed.early_content)
     content = dict(parsed.content or {})
     problems = question.form.validate(content)
     if problems:
@@ -336,12 +347,43 @@ def _read_answer(
         ]
 
 
+def _read_items(
+    question: Question[T], message: str, raw: Sequence[Mapping[str, Any]]
+) -> Answer[T] | list[Problem]:
+    """An answer in the early draft's ``content`` items: for a question that takes them
+    (``ask_text``), else an error that says what came back."""
+    if question.from_items is None:
+        raise InvalidAnswer(
+            message,
+            [
+                Problem(
+                    "content",
+                    "early_draft_answer",
+                    f"the client answered {question.title} with the early draft's content "
+                    "items, which hold no form fields",
+                )
+            ],
+        )
+    items = read_content_items(raw)
+    if isinstance(items, list):
+        raise InvalidAnswer(message, [Problem(p.field, p.code, p.message) for p in items])
+    value = question.from_items(items)
+    return value if isinstance(value, list) else Accepted(value)
+
+
 def retry_message(message: str, problems: Sequence[Problem]) -> str:
     details = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
     return f"{message}\n\nPlease correct your answer ({details})."
 
 
 def _no_form_mode(peer: Peer) -> ModeUnavailable:
+    if peer.early_draft:
+        return ModeUnavailable(
+            "the client speaks the early content-array draft (2025-03-26), which asks with a "
+            "message only: it cannot show this form; ask_text() can ask it for free text",
+            mode="form",
+            revision=None,
+        )
     if peer.revision is None:
         return ModeUnavailable(
             f"the client speaks MCP {peer.version}, which has no elicitation: it cannot show "

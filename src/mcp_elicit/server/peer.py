@@ -12,6 +12,7 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 
 from mcp_elicit.protocol import (
+    EARLY_DRAFT_VERSION,
     ElicitationModes,
     ProtocolVersion,
     RevisionRules,
@@ -28,6 +29,10 @@ class Peer:
     version: str
     revision: ProtocolVersion | None
     modes: ElicitationModes
+    early_draft: bool = False
+    """The client speaks the early content-array draft: it negotiated 2025-03-26 (the draft's
+    stamp, a revision without elicitation) and still declared ``elicitation``. It can be
+    asked a message only, and answers with ``content`` items (``ask_text``)."""
 
     @property
     def rules(self) -> RevisionRules | None:
@@ -55,7 +60,8 @@ def peer_of_request(ctx: ServerRequestContext[Any, Any], *, url_draft: bool = Fa
     )
     revision = negotiated_revision(version)
     if revision is None:
-        return Peer(version, None, ElicitationModes())
+        early = version == EARLY_DRAFT_VERSION and isinstance(declared.get("elicitation"), dict)
+        return Peer(version, None, ElicitationModes(), early_draft=early)
     elicitation = declared.get("elicitation")
     if (
         url_draft

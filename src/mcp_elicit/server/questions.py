@@ -24,6 +24,7 @@ from mcp_elicit.forms import (
     ConversionError,
     Form,
     NotSecret,
+    Problem,
     SchemaBuildError,
     check_schema,
     convert,
@@ -31,6 +32,7 @@ from mcp_elicit.forms import (
     lint_schema,
     schema_of,
 )
+from mcp_elicit.protocol import ContentItem
 from mcp_elicit.server.errors import NotExpressible, SecretInForm
 from mcp_elicit.server.wording import refuse_links_in_form
 
@@ -49,6 +51,9 @@ class Question(Generic[T]):
     form: Form
     to_value: Callable[[dict[str, Any]], T]
     _by_revision: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    from_items: Callable[[tuple[ContentItem, ...]], T | list[Problem]] | None = None
+    """How an answer in the early draft's ``content`` items becomes a value (``ask_text``);
+    ``None``: such an answer is an error naming the question."""
 
     def schema_for(self, revision: str) -> Mapping[str, Any]:
         """The schema in ``revision``'s shapes; :class:`NotExpressible` when it cannot say it."""
