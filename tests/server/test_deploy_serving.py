@@ -107,6 +107,34 @@ def test_the_pages_app_and_mount_refuse_an_http_public_url_off_loopback() -> Non
     elicitation("https://pay.example").pages_app()
 
 
+def test_a_public_url_set_after_the_pages_are_built_is_held_to_https() -> None:
+    # The pages read public_url on each request: setting it later must not slip past the
+    # check the pages were built with.
+    made = elicitation()
+    made.pages_app()
+    with pytest.raises(ValueError, match=re.escape("public_url 'http://pay.example'")):
+        made.public_url = "http://pay.example"
+    assert made.public_url is None  # nothing was set
+    made.public_url = "https://pay.example"
+    made.public_url = "http://127.0.0.1:8000"  # loopback may stay plain http
+    # Built with the development allowance, a later http public_url is allowed too.
+    dev = elicitation()
+    dev.pages_app(allow_insecure_http=True)
+    dev.public_url = "http://pay.example"
+
+
+async def test_running_refuses_an_http_public_url_off_loopback() -> None:
+    # running() is what a host that mounts the pages itself (or a test) starts; it sends
+    # links to public_url, so it holds it to https as well.
+    made = elicitation("http://pay.example")
+    with pytest.raises(ValueError, match=re.escape("public_url 'http://pay.example'")):
+        async with made.running():
+            pass
+    made.pages_app(allow_insecure_http=True)
+    async with made.running():
+        pass
+
+
 @pytest.mark.parametrize(
     ("host", "public_url", "expected"),
     [

@@ -155,6 +155,9 @@ class Elicitation:
             ),
             max_open_flows=max_open_flows,
         )
+        # What the hosted pages were allowed once built (pages_app, mount, run): None before.
+        # From then on a public_url set later is held to the same https rule.
+        self._insecure_http: bool | None = None
         if public_url:
             self.public_url = public_url
         self.request_state_security = RequestStateSecurity(
@@ -262,6 +265,8 @@ class Elicitation:
             # Checked here, where the mistake is made, rather than on every page request
             # (the pages' Host allow-list is read from it).
             page_hosts(public_url=value, loopback_port=None)
+            if self._insecure_http is not None:
+                check_transport(public_url=value, allow_insecure_http=self._insecure_http)
         self.runtime.public_url = value
 
     @property
@@ -310,9 +315,18 @@ class Elicitation:
         Any other ``Host`` gets 400: see ``pages/hosts.py`` for why.
 
         A ``public_url`` already set must be https unless its host is loopback (``ValueError``
-        otherwise); ``allow_insecure_http`` allows plain http, for development only."""
-        check_transport(public_url=self.public_url, allow_insecure_http=allow_insecure_http)
+        otherwise, now or when it is set later); ``allow_insecure_http`` allows plain http,
+        for development only."""
+        self._check_transport(allow_insecure_http)
         return self._pages(loopback_port)
+
+    def _check_transport(self, allow_insecure_http: bool, bind_host: str | None = None) -> None:
+        check_transport(
+            public_url=self.public_url,
+            bind_host=bind_host,
+            allow_insecure_http=allow_insecure_http,
+        )
+        self._insecure_http = allow_insecure_http
 
     def _pages(self, loopback_port: int | None) -> Starlette:
         return hosted_pages(
@@ -348,7 +362,11 @@ class Elicitation:
         """Background work while the server runs: the flow sweeper, completion notices (one
         watcher task, started on the first -32042), and (for a stdio server) the hosted
         pages on a loopback port. The store is closed at the end unless ``close_store`` is
-        false (a test that runs the same server again)."""
+        false (a test that runs the same server again).
+
+        A ``public_url`` of plain ``http://`` off loopback is refused here too (links to it
+        would be sent), unless the pages were built with ``allow_insecure_http``."""
+        check_transport(public_url=self.public_url, allow_insecure_http=bool(self._insecure_http))
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self.flows.run_sweeper)
             async with self.runtime.completions.running(tasks):
@@ -420,7 +438,7 @@ class Elicitation:
                     "uvicorn_options are for run(..., 'streamable-http'); a stdio server's "
                     "pages on 127.0.0.1 serve one person and take none"
                 )
-            check_transport(public_url=self.public_url, allow_insecure_http=allow_insecure_http)
+            self._check_transport(allow_insecure_http)
             async with self.running(serve_pages_on_loopback=True):
                 await served.run_stdio()
             return
@@ -431,9 +449,7 @@ class Elicitation:
                 "caller and every browser the same user. Bind to 127.0.0.1, or pass an "
                 "identity that tells users apart (AccessTokenIdentity)"
             )
-        check_transport(
-            public_url=self.public_url, bind_host=host, allow_insecure_http=allow_insecure_http
-        )
+        self._check_transport(allow_insecure_http, bind_host=host)
         app = served.http_app()
         if self.public_url is None:
             scheme = "https" if options.get("ssl_certfile") else "http"
