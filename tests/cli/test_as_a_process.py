@@ -3,6 +3,7 @@ has nobody to ask. Each test starts the command (and for ``call``, a server) as 
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -169,3 +170,56 @@ def test_call_with_answers_says_nothing_of_the_kind(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Booked a table for 2 (inside) under Ada.\n"
     assert "no terminal" not in done.stderr
+
+
+# -- the early content-array draft: free text with a file, from an answers file ---------------
+
+
+def test_call_speaks_the_early_draft_and_attaches_a_file(tmp_path: Path) -> None:
+    # examples/free_text.py's tool asks with ask_text; spoken to as 2025-03-26 it sends the
+    # message only, and the answers file's picture reaches it as bytes.
+    picture = tmp_path / "dot.png"
+    picture.write_bytes(PNG)
+    audit = tmp_path / "audit.jsonl"
+    answers = write(
+        tmp_path,
+        "answers.json",
+        [{"action": "accept", "content": {"response": "A grey dot"}, "attach": [str(picture)]}],
+    )
+    server = [sys.executable, str(EXAMPLES / "free_text.py"), "--stdio"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcp_elicit",
+            "call",
+            "caption",
+            "--protocol",
+            "2025-03-26",
+            "--answers",
+            answers,
+            "--audit",
+            str(audit),
+            "--",
+            *server,
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=environment(tmp_path),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"Caption: 'A grey dot'; pictures: {len(PNG)} bytes of image/png\n"
+    # The audit log names the file, never its bytes.
+    record = json.loads(audit.read_text().splitlines()[-1])
+    assert record["attachments"] == [
+        {"name": "dot.png", "mimeType": "image/png", "bytes": len(PNG)}
+    ]
+    assert base64.b64encode(PNG).decode() not in audit.read_text()
+
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg=="
+)

@@ -110,3 +110,80 @@ def test_what_load_answers_returns_is_what_the_renderer_takes(tmp_path: Path) ->
     assert loaded == parse_answers(ANSWERS)
     mixed = ScriptedRenderer([*loaded[:1], {"action": "decline"}])
     assert anyio.run(_answer_all, mixed, 2) == [Accept({"name": "Ada"}), Decline()]
+
+
+# -- attached files, for a free-text question (the early draft) ------------------------------
+
+FREE = FormPrompt(
+    "gallery",
+    "Caption it",
+    Form.from_schema({"type": "object", "properties": {"response": {"type": "string"}}}),
+    free_text=True,
+)
+
+
+def test_attach_reads_the_files_when_the_list_is_checked(tmp_path: Path) -> None:
+    (tmp_path / "a.png").write_bytes(b"\x89PNG picture")
+    (tmp_path / "b.wav").write_bytes(b"RIFF sound")
+    renderer = ScriptedRenderer(
+        [
+            {
+                "action": "accept",
+                "content": {"response": "two"},
+                "attach": [str(tmp_path / "a.png"), str(tmp_path / "b.wav")],
+            }
+        ]
+    )
+    answer = anyio.run(renderer.ask_form, FREE)
+    assert isinstance(answer, Accept)
+    assert answer.content == {"response": "two"}
+    picture, sound = answer.attachments
+    assert (picture.name, picture.mime_type, picture.data) == (
+        "a.png",
+        "image/png",
+        b"\x89PNG picture",
+    )
+    # audio/wav or audio/x-wav, as the system's MIME table says
+    assert (sound.name, sound.kind, sound.data) == ("b.wav", "audio", b"RIFF sound")
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            {"action": "decline", "attach": []},
+            "answers[0]: only accept takes content, defaults or attach",
+        ),
+        (
+            {"action": "accept", "attach": "a.png"},
+            "answers[0].attach: must be a list of file paths",
+        ),
+        (
+            {"action": "accept", "attach": ["missing.png"]},
+            "answers[0].attach[0]: missing.png: No such file",
+        ),
+        (
+            {"action": "accept", "attach": ["notes.txt"]},
+            "answers[0].attach[0]: notes.txt is not an image or audio file",
+        ),
+    ],
+)
+def test_a_bad_attach_is_named_before_any_question(
+    entry: dict[str, Any], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("text")
+    with pytest.raises(AnswersError, match=re.escape(message)):
+        ScriptedRenderer([entry])
+
+
+def test_files_for_a_form_are_not_sent_and_the_person_is_told(tmp_path: Path) -> None:
+    (tmp_path / "a.png").write_bytes(b"\x89PNG")
+    told: list[str] = []
+    renderer = ScriptedRenderer(
+        [{"action": "accept", "content": {"name": "Ada"}, "attach": [str(tmp_path / "a.png")]}],
+        notices=lambda notice: told.append(notice.text),
+    )
+    answer = anyio.run(renderer.ask_form, PROMPT)
+    assert answer == Cancel("invalid-answer", no_person=True)
+    assert told and "takes none" in told[0]

@@ -9,6 +9,9 @@ Each entry answers the next request, in order:
 - ``{"action": "accept", "content": {...}}`` — these values
 - ``{"action": "accept", "defaults": true}`` — the schema's defaults (with ``content`` too: the
   given values over the defaults)
+- ``{"action": "accept", "content": {"response": "..."}, "attach": ["photo.png"]}`` — for a
+  free-text question (the early draft's message-only ask): the text, and image or audio files
+  read when the list is checked (a path relative to the working directory)
 - ``{"action": "decline"}``, ``{"action": "cancel"}``
 
 In URL mode one ``accept`` is both consent and "I am done". When the list runs out, the next
@@ -29,10 +32,20 @@ from typing import Any
 
 import anyio
 
-from mcp_elicit.client.prompts import Accept, Answer, Cancel, Decline, FormPrompt, Notice, UrlPrompt
+from mcp_elicit.client.prompts import (
+    Accept,
+    Answer,
+    Attachment,
+    Cancel,
+    Decline,
+    FormPrompt,
+    Notice,
+    UrlPrompt,
+    attachment,
+)
 from mcp_elicit.forms import JSONValue
 
-_KEYS = {"action", "content", "defaults"}
+_KEYS = {"action", "content", "defaults", "attach"}
 # Revisions in which the server signals completion of a URL elicitation.
 _SIGNALLED = frozenset({"2025-11-25", "url-draft"})
 
@@ -46,6 +59,7 @@ class ScriptedAnswer:
     action: str
     content: dict[str, JSONValue] | None = None
     defaults: bool = False
+    attachments: tuple[Attachment, ...] = ()
 
 
 def parse_answers(data: Any) -> list[ScriptedAnswer]:
@@ -72,9 +86,28 @@ def _parse_entry(entry: Any, where: str) -> ScriptedAnswer:
     defaults = entry.get("defaults", False)
     if not isinstance(defaults, bool):
         raise AnswersError(f"{where}.defaults: must be true or false")
-    if action != "accept" and (content is not None or defaults):
-        raise AnswersError(f"{where}: only accept takes content or defaults")
-    return ScriptedAnswer(action, dict(content) if content is not None else None, defaults)
+    if action != "accept" and (content is not None or defaults or "attach" in entry):
+        raise AnswersError(f"{where}: only accept takes content, defaults or attach")
+    attached = _read_attachments(entry.get("attach", []), f"{where}.attach")
+    return ScriptedAnswer(
+        action, dict(content) if content is not None else None, defaults, attached
+    )
+
+
+def _read_attachments(paths: Any, where: str) -> tuple[Attachment, ...]:
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise AnswersError(f"{where}: must be a list of file paths")
+    read: list[Attachment] = []
+    for index, name in enumerate(paths):
+        path = Path(name).expanduser()
+        try:
+            data = path.read_bytes()
+            read.append(attachment(path.name, data, already=sum(len(a.data) for a in read)))
+        except OSError as error:
+            raise AnswersError(f"{where}[{index}]: {name}: {error.strerror or error}") from None
+        except ValueError as error:
+            raise AnswersError(f"{where}[{index}]: {error}") from None
+    return tuple(read)
 
 
 def load_answers(path: str | Path) -> list[ScriptedAnswer]:
@@ -144,7 +177,17 @@ class ScriptedRenderer:
             return Cancel()
         content: dict[str, JSONValue] = dict(prompt.form.defaults()) if answer.defaults else {}
         content.update(answer.content or {})
-        return Accept(content)
+        if answer.attachments and not prompt.free_text:
+            await self.notify(
+                Notice(
+                    prompt.server,
+                    f"answers[{self.used - 1}] attaches files, but {prompt.server}'s request "
+                    "is a form, which takes none: not answered",
+                    "error",
+                )
+            )
+            return Cancel("invalid-answer", no_person=True)
+        return Accept(content, answer.attachments)
 
     async def ask_url(self, prompt: UrlPrompt) -> Answer:
         answer = self._next(prompt.server, prompt.message)
