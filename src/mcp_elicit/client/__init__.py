@@ -21,11 +21,13 @@ from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimit
 from mcp_elicit.client.prompts import (
     Accept,
     Answer,
+    Attachment,
     Cancel,
     Decline,
     FormPrompt,
     Notice,
     UrlPrompt,
+    attachment,
 )
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.scripted import AnswersError, ScriptedRenderer, load_answers
@@ -36,6 +38,7 @@ __all__ = [
     "Answer",
     "AnswersError",
     "Asking",
+    "Attachment",
     "AuditLog",
     "Cancel",
     "Decline",
@@ -52,5 +55,6 @@ __all__ = [
     "ScriptedRenderer",
     "UrlElicitationLoop",
     "UrlPrompt",
+    "attachment",
     "load_answers",
 ]
