@@ -13,15 +13,23 @@ What the page sends for each field:
 
 As at the terminal, an empty box takes the field's default when it has one (the page shows the
 default in the box to begin with, and says what an empty box means).
+
+A free-text question (the early draft's message-only ask, :attr:`FormPrompt.free_text`) may
+come with files: ``attachments``, a list of ``{"name", "mimeType", "data"}`` (``data`` in
+base64), each read by :func:`mcp_elicit.client.prompts.attachment`, which decides what may be
+attached. While the person is still choosing, the page sends ``size`` instead of ``data``
+and the same rules are checked before it reads a single file (:func:`read_free_text`).
 """
 
 from __future__ import annotations
 
+import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from mcp_elicit.client._terminal_text import clean, value_text
+from mcp_elicit.client.prompts import Attachment, attachment
 from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
 
 # Fields the person types into; the rest are ticked or picked.
@@ -40,13 +48,26 @@ TYPED_KINDS = frozenset(
 # A problem with no field (the whole answer) is keyed by this in ``Reading.problems``.
 WHOLE_FORM = ""
 
+ATTACHMENTS = "attachments"
+"""Where the page sends the files attached to a free-text answer, and the key of their
+message in ``Reading.problems`` (a free-text form's one field is ``response``: no clash)."""
+
+TEXT_OR_FILE = "Type an answer or attach a file"
+
+
+class Malformed(Exception):
+    """The page sent something in a shape it never sends: a bad request, not a message for
+    the person."""
+
 
 @dataclass
 class Reading:
-    """The content to send, and one message per field that is wrong (``Error: …``)."""
+    """The content to send, the files attached, and one message per field that is wrong
+    (``Error: …``)."""
 
     content: dict[str, JSONValue] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 def read_values(form: Form, sent: Mapping[str, Any]) -> Reading:
@@ -63,6 +84,78 @@ def read_values(form: Form, sent: Mapping[str, Any]) -> Reading:
         key = WHOLE_FORM if problem.field is None else problem.field
         reading.problems.setdefault(key, error_text(problem))
     return reading
+
+
+def read_free_text(
+    form: Form, sent: Mapping[str, Any], files: object, *, with_data: bool
+) -> Reading:
+    """A free-text answer: the text read as any form's (:func:`read_values`), and the files.
+
+    ``with_data``: the files as sent with the answer (``data``, base64); else as sent while
+    checking (``size``), when :attr:`Reading.attachments` stays empty. Text of only white
+    space, or none, is an answer only with a file (:data:`TEXT_OR_FILE`).
+    """
+    reading = read_values(form, sent)
+    count = 0
+    if files is not None:
+        if not isinstance(files, list):
+            raise Malformed(f"{ATTACHMENTS} must be a list")
+        count = len(files)
+        reading.attachments, wrong = _read_files(files, with_data=with_data)
+        if wrong:
+            reading.problems[ATTACHMENTS] = "\n".join(wrong)
+    typed = [v for v in reading.content.values() if isinstance(v, str) and v.strip()]
+    if not typed and not count:
+        for item in form:  # the one text box: the message goes under it
+            reading.problems.setdefault(item.name, f"Error: {TEXT_OR_FILE}")
+            break
+    return reading
+
+
+def _read_files(files: list[Any], *, with_data: bool) -> tuple[list[Attachment], list[str]]:
+    """Each file as an :class:`Attachment`, and for each one that cannot go, the message that
+    names it (``Error: photo.bmp is too large: …``). The size allowed is for all together,
+    counted in the order the person attached them."""
+    attached: list[Attachment] = []
+    wrong: list[str] = []
+    total = 0
+    for index, entry in enumerate(files):
+        where = f"{ATTACHMENTS}[{index}]"
+        if not isinstance(entry, Mapping):
+            raise Malformed(f"{where} must be an object")
+        name, mime_type = entry.get("name"), entry.get("mimeType", "")
+        if not isinstance(name, str) or not isinstance(mime_type, str):
+            raise Malformed(f"{where} needs a name and a mimeType, both strings")
+        try:
+            if with_data:
+                data = _decoded(name, entry.get("data"), where)
+                attached.append(attachment(name, data, mime_type or None, already=total))
+                size = len(data)
+            else:
+                said = entry.get("size")
+                if not isinstance(said, int) or isinstance(said, bool) or said < 0:
+                    raise Malformed(f"{where}.size must be a whole number of bytes")
+                size = said
+                # The very same rules before the page reads the file: its bytes are counted
+                # with those before it, as attachment() would count them.
+                attachment(name, b"", mime_type or None, already=total + size)
+        except ValueError as problem:
+            wrong.append(f"Error: {clean(str(problem), newlines=False)}")
+            continue
+        total += size
+    return attached, wrong
+
+
+def _decoded(name: str, data: object, where: str) -> bytes:
+    """Strict base64: only its alphabet, padded exactly, nothing after the padding."""
+    if not isinstance(data, str):
+        raise Malformed(f"{where}.data must be base64 text")
+    try:
+        return binascii.a2b_base64(data.encode("ascii"), strict_mode=True)
+    except (UnicodeEncodeError, binascii.Error):
+        raise ValueError(
+            f"{name} did not arrive whole (its data is not valid base64): attach it again"
+        ) from None
 
 
 def _read_one(form: Form, item: Field, value: Any) -> JSONValue | Problem | None:

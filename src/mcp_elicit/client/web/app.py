@@ -6,12 +6,17 @@
 - ``GET  /api/state?since=VERSION`` — the pending prompts and recent notices; waits (a long
   poll) until the version differs from ``since`` or ``hold`` seconds pass. The page always has
   one open: it is also how :class:`Presence` knows the page is still there;
-- ``POST /api/validate`` — ``{"id", "values"}``: each field's message (the form model's, as at
-  the terminal) and, when there is none, the review lines;
-- ``POST /api/answer`` — ``{"id", "action", "values"?}``; ``action`` is ``accept`` (a form's
-  answer, or consent to open a link), ``decline``, ``cancel``, or ``done`` (finished on the
-  linked page). 409 when the prompt is no longer pending; 422 with the messages when a form's
-  values are not valid (never sent to the server).
+- ``POST /api/validate`` — ``{"id", "values", "attachments"?}``: each field's message (the
+  form model's, as at the terminal) and, when there is none, the review lines;
+- ``POST /api/answer`` — ``{"id", "action", "values"?, "attachments"?}``; ``action`` is
+  ``accept`` (a form's answer, or consent to open a link), ``decline``, ``cancel``, or ``done``
+  (finished on the linked page). 409 when the prompt is no longer pending; 422 with the
+  messages when a form's values are not valid (never sent to the server).
+
+``attachments`` go only with a free-text question (:attr:`FormPrompt.free_text`), and only
+with ``accept``: ``{"name", "mimeType", "size"}`` each while checking, ``{"name",
+"mimeType", "data"}`` (base64) with the answer (see :mod:`answers`). Any other prompt, or
+action, that sends them gets a 400. Only such an answer may be larger than :data:`MAX_BODY`.
 """
 
 from __future__ import annotations
@@ -28,8 +33,22 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from mcp_elicit.client.prompts import Accept, Answer, Cancel, Decline, FormPrompt
-from mcp_elicit.client.web.answers import read_values, review
+from mcp_elicit.client.prompts import (
+    MAX_ATTACHMENT_BYTES,
+    Accept,
+    Answer,
+    Cancel,
+    Decline,
+    FormPrompt,
+)
+from mcp_elicit.client.web.answers import (
+    ATTACHMENTS,
+    Malformed,
+    Reading,
+    read_free_text,
+    read_values,
+    review,
+)
 from mcp_elicit.client.web.guard import Guard
 from mcp_elicit.client.web.presence import Presence
 from mcp_elicit.client.web.queue import Pending, Queue
@@ -41,6 +60,10 @@ PRESSED_ESC = "the person pressed Esc"
 
 # A form's answer is small; anything bigger than this is not from our page.
 MAX_BODY = 256 * 1024
+
+# A free-text answer may carry files: MAX_ATTACHMENT_BYTES of them, in base64 (4 characters for
+# every 3 bytes), and MAX_BODY more for the text and the files' names.
+MAX_ANSWER_BODY = MAX_BODY + 4 * -(-MAX_ATTACHMENT_BYTES // 3)
 
 _STATIC = files("mcp_elicit.client.web").joinpath("static")
 _FILES = {
@@ -59,7 +82,12 @@ _ACTIONS: dict[str, frozenset[str]] = {
 
 
 class _BadRequest(Exception):
-    pass
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+_TOO_LARGE = "the request is too large"
 
 
 def page_app(
@@ -94,12 +122,11 @@ def page_app(
             pending, body = await _pending_form(request, queue)
             if pending is None:
                 return _gone()
-            values = _values(body)
+            assert isinstance(pending.prompt, FormPrompt)
+            form = pending.prompt.form
+            reading = _reading(pending.prompt, body, with_data=False)
         except _BadRequest as bad:
-            return _error(str(bad), 400)
-        assert isinstance(pending.prompt, FormPrompt)
-        form = pending.prompt.form
-        reading = read_values(form, values)
+            return _error(str(bad), bad.status)
         reply: dict[str, Any] = {"problems": reading.problems}
         if not reading.problems:
             reply["review"] = review(form, reading.content)
@@ -107,27 +134,36 @@ def page_app(
 
     async def answer(request: Request) -> Response:
         try:
-            body = await _json_body(request)
+            # Room for files only while a free-text question waits; then only its answer.
+            waiting = any(_free_text(p.prompt) for p in queue.ordered())
+            raw = await _read_body(request, MAX_ANSWER_BODY if waiting else MAX_BODY)
+            body = _parsed(raw)
             pending = queue.get(str(body.get("id")))
             action = body.get("action")
             if pending is None:
                 return _gone()
             if action not in _ACTIONS[pending.kind]:
                 raise _BadRequest(f"action must be one of {sorted(_ACTIONS[pending.kind])}")
+            if len(raw) > MAX_BODY and not _free_text(pending.prompt):
+                raise _BadRequest(_TOO_LARGE, 413)
+            if ATTACHMENTS in body and action != "accept":
+                raise _BadRequest(f"only an answer has {ATTACHMENTS}")
             chosen: Answer
             if action == "decline":
                 chosen = Decline()
             elif action == "cancel":
                 chosen = Cancel(reason=PRESSED_ESC if body.get("key") == "Escape" else CHOSE_CANCEL)
             elif isinstance(pending.prompt, FormPrompt):
-                reading = read_values(pending.prompt.form, _values(body))
+                reading = _reading(pending.prompt, body, with_data=True)
                 if reading.problems:
                     return JSONResponse({"problems": reading.problems}, status_code=422)
-                chosen = Accept(content=reading.content)
+                chosen = Accept(content=reading.content, attachments=tuple(reading.attachments))
+            elif ATTACHMENTS in body:
+                raise _BadRequest(f"only a free-text question takes {ATTACHMENTS}")
             else:
                 chosen = Accept()  # consent to open the link, or done on the linked page
         except _BadRequest as bad:
-            return _error(str(bad), 400)
+            return _error(str(bad), bad.status)
         if not queue.resolve(pending, chosen):
             return _gone()
         return JSONResponse({"ok": True})
@@ -168,11 +204,19 @@ async def _wait_for_change(request: Request, queue: Queue, since: int, hold: flo
 
 
 async def _json_body(request: Request) -> Mapping[str, Any]:
-    body = b""
+    return _parsed(await _read_body(request, MAX_BODY))
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > MAX_BODY:
-            raise _BadRequest("the request is too large")
+        if len(body) > limit:
+            raise _BadRequest(_TOO_LARGE, 413)
+    return bytes(body)
+
+
+def _parsed(body: bytes) -> Mapping[str, Any]:
     try:
         parsed = json.loads(body)
     except ValueError:
@@ -188,6 +232,24 @@ async def _pending_form(request: Request, queue: Queue) -> tuple[Pending | None,
     if pending is not None and not isinstance(pending.prompt, FormPrompt):
         raise _BadRequest("only a form has values to check")
     return pending, body
+
+
+def _free_text(prompt: object) -> bool:
+    return isinstance(prompt, FormPrompt) and prompt.free_text
+
+
+def _reading(prompt: FormPrompt, body: Mapping[str, Any], *, with_data: bool) -> Reading:
+    """The values (and, for a free-text question, the files) the page sent for ``prompt``."""
+    if not prompt.free_text:
+        if ATTACHMENTS in body:
+            raise _BadRequest(f"only a free-text question takes {ATTACHMENTS}")
+        return read_values(prompt.form, _values(body))
+    try:
+        return read_free_text(
+            prompt.form, _values(body), body.get(ATTACHMENTS), with_data=with_data
+        )
+    except Malformed as bad:
+        raise _BadRequest(str(bad)) from None
 
 
 def _values(body: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -69,8 +69,11 @@ class WebRenderer:
 
     The page shows every pending prompt: the first to answer, the others listed as waiting.
     Form answers are checked as the person types by the form model, here in Python (the
-    terminal's messages); a review step comes before Submit. A link (URL mode) opens only
-    from the page's *Open link* button, so give the handler ``opener=None``.
+    terminal's messages); a review step comes before Submit. A free-text question (the early
+    draft's message-only ask) also takes image and audio files, checked by
+    :func:`~mcp_elicit.client.prompts.attachment` and answered in ``Accept.attachments``. A
+    link (URL mode) opens only from the page's *Open link* button, so give the handler
+    ``opener=None``.
 
     Closing the page cancels what it showed: with no page for ``closed_after`` seconds, every
     prompt that a page had shown is cancelled (:data:`PAGE_CLOSED`). A prompt no page has

@@ -19,7 +19,7 @@ from mcp_elicit.client._terminal_text import (
     notice_line,
     value_text,
 )
-from mcp_elicit.client.prompts import FormPrompt, UrlPrompt
+from mcp_elicit.client.prompts import ATTACHABLE, MAX_ATTACHMENT_BYTES, FormPrompt, UrlPrompt
 from mcp_elicit.client.web.queue import Pending, PostedNotice, Queue
 from mcp_elicit.forms import Field, FieldKind, JSONValue
 
@@ -76,6 +76,18 @@ def form_view(prompt: FormPrompt) -> dict[str, Any]:
         "findings": [finding_line(form, problem) for problem in prompt.findings],
         "free_text": prompt.free_text,
         "fields": [field_view(item, free_text=prompt.free_text) for item in form],
+        "attach": attach_view() if prompt.free_text else None,
+    }
+
+
+def attach_view() -> dict[str, Any]:
+    """The file input under a free-text question: what may be attached, in the words of
+    :func:`mcp_elicit.client.prompts.attachment` (which decides, when the page asks)."""
+    megabytes = MAX_ATTACHMENT_BYTES // (1024 * 1024)
+    return {
+        "label": "Attach images or audio",
+        "hint": f"optional; images and audio files only, up to {megabytes} MB in all",
+        "accept": ",".join(f"{kind}/*" for kind in ATTACHABLE),
     }
 
 

@@ -227,16 +227,22 @@
   function drawForm(prompt) {
     const touched = new Set();
     const fields = prompt.fields.map((field, index) => drawField(field, index));
+    // A free-text question takes files too: checked by the server as they are chosen.
+    const files = prompt.attach ? drawAttach(prompt.attach, () => changed(null, 0)) : null;
     const whole = h("p", { id: "form-error", class: "error", hidden: true });
     const summary = h("p", { class: "summary", hidden: true });
     let timer = 0;
     let asked = 0;
 
+    let note;
+    if (files) note = h("p", { class: "legend-note", text: "Type an answer, attach files, or both." });
+    else if (prompt.fields.length) note = h("p", { class: "legend-note", text: "Fields marked “required” need an answer." });
+    else note = h("p", { text: "This request has no fields: answer, decline or cancel it." });
+
     const form = h("form", { novalidate: true, "aria-labelledby": "prompt-heading" },
-      prompt.fields.length
-        ? h("p", { class: "legend-note", text: "Fields marked “required” need an answer." })
-        : h("p", { text: "This request has no fields: answer, decline or cancel it." }),
+      note,
       ...fields.map((f) => f.node),
+      files ? files.node : null,
       whole,
       summary,
       actions(button("Review answers", null, true),
@@ -254,6 +260,13 @@
       return out;
     }
 
+    // What is sent to check: the values, and what each chosen file is (never its bytes).
+    function checking() {
+      const body = { id: prompt.id, values: values() };
+      if (files) body.attachments = files.described();
+      return body;
+    }
+
     function show(problems, all) {
       let first = null;
       const wrong = [];
@@ -264,6 +277,13 @@
         if (visible) wrong.push(field.label);
         if (visible && first === null) first = fields[index];
       });
+      if (files) {
+        const message = problems.attachments;
+        const visible = Boolean(message) && (all || touched.has(null));
+        files.showError(visible ? message : null);
+        if (visible) wrong.push(prompt.attach.label);
+        if (visible && first === null) first = files;
+      }
       const overall = problems[""];
       whole.hidden = !overall;
       whole.textContent = overall || "";
@@ -281,7 +301,7 @@
     async function check() {
       const mine = ++asked;
       try {
-        const reply = await post("api/validate", { id: prompt.id, values: values() });
+        const reply = await post("api/validate", checking());
         if (mine === asked && reply.status === 200) show(reply.data.problems, false);
       } catch (_) { /* the next keystroke asks again */ }
     }
@@ -302,7 +322,7 @@
       asked += 1; // an answer to an earlier check must not redraw over this one
       let reply;
       try {
-        reply = await post("api/validate", { id: prompt.id, values: values() });
+        reply = await post("api/validate", checking());
       } catch (_) {
         say("Could not reach mcp-elicit: try again.");
         return;
@@ -315,6 +335,7 @@
       const count = Object.keys(problems).length;
       if (count) {
         prompt.fields.forEach((_, index) => touched.add(index));
+        touched.add(null);
         summary.hidden = false;
         const first = show(problems, true);
         // Focus goes to the first field to fix; its message is read with it.
@@ -326,11 +347,19 @@
     }
 
     function drawReview(lines) {
+      const rows = lines.map((line) => [h("dt", { text: line.label }), h("dd", { text: line.value })]);
+      if (files) {
+        const chosen = files.chosen();
+        rows.push([h("dt", { text: "Attached files" }), h("dd", {},
+          chosen.length
+            ? h("ul", { class: "review-files" }, ...chosen.map((file) => h("li", { text: fileLine(file) })))
+            : "(none)")]);
+      }
       review.replaceChildren(
         h("h2", { id: "review-heading", tabindex: "-1", text: "Review your answers" }),
         h("p", { text: `Nothing is sent to ${prompt.server} until you choose Submit.` }),
-        lines.length
-          ? h("dl", {}, ...lines.map((line) => [h("dt", { text: line.label }), h("dd", { text: line.value })]))
+        rows.length
+          ? h("dl", {}, ...rows)
           : h("p", { text: "(this form has no fields)" }),
         actions(
           button("Submit", submit, true),
@@ -350,7 +379,23 @@
     }
 
     async function submit() {
-      const reply = await answer(prompt, "accept", { values: values() });
+      const extra = { values: values() };
+      if (files) {
+        // Read only now, once the server has said the files may go.
+        if (state.busy) return;
+        if (files.chosen().length) say("Sending…");
+        try {
+          extra.attachments = await files.read();
+        } catch (failed) {
+          edit();
+          touched.add(null);
+          files.showError(`Error: ${failed.message}`);
+          say("Nothing was sent: a file could not be read.");
+          files.focus();
+          return;
+        }
+      }
+      const reply = await answer(prompt, "accept", extra);
       if (reply && reply.status === 422) {
         edit();
         summary.hidden = false;
@@ -455,6 +500,106 @@
         if (target) target.focus();
       },
     };
+  }
+
+  // The files attached to a free-text answer: a file input (more can be added in turn), the
+  // list of what was chosen with a Remove button for each, and the server's message about them.
+  function drawAttach(attach, onchange) {
+    const id = "attach";
+    const chosen = [];
+    const hint = h("p", { id: `${id}-hint`, class: "hint", text: attach.hint });
+    const error = h("p", { id: `${id}-error`, class: "error", hidden: true });
+    const input = h("input", {
+      type: "file",
+      id,
+      accept: attach.accept,
+      multiple: true,
+      "aria-describedby": `${id}-hint ${id}-list-heading ${id}-error`,
+    });
+    const listHeading = h("p", { id: `${id}-list-heading`, class: "files-heading", text: "No files attached." });
+    const list = h("ul", { id: `${id}-list`, class: "files", "aria-labelledby": `${id}-list-heading`, hidden: true });
+    const node = h("div", { class: "field attach" },
+      h("label", { for: id }, h("span", { class: "label-text", text: attach.label })),
+      hint, input, listHeading, list, error);
+
+    function drawList() {
+      list.hidden = chosen.length === 0;
+      listHeading.textContent = chosen.length === 0
+        ? "No files attached."
+        : `${chosen.length === 1 ? "1 file" : `${chosen.length} files`} attached:`;
+      list.replaceChildren(...chosen.map((file, n) => h("li", { class: "file" },
+        h("span", { class: "file-name", text: file.name }),
+        h("span", { class: "file-size", text: ` (${sizeText(file.size)})` }),
+        h("button", {
+          type: "button",
+          class: "remove",
+          "aria-label": `Remove ${file.name}`,
+          onclick: () => remove(n),
+        }, "Remove"))));
+    }
+
+    function remove(n) {
+      const [file] = chosen.splice(n, 1);
+      drawList();
+      say(`Removed ${file.name}.`);
+      // Focus stays in the list (the next file's button), else goes back to the file input.
+      const buttons = list.querySelectorAll("button.remove");
+      (buttons[Math.min(n, buttons.length - 1)] || input).focus();
+      onchange();
+    }
+
+    input.addEventListener("change", () => {
+      const added = Array.from(input.files || []);
+      // Emptied, so that the same file can be chosen again after it was removed.
+      input.value = "";
+      if (!added.length) return;
+      chosen.push(...added);
+      drawList();
+      say(`Attached ${added.map((file) => file.name).join(", ")}.`);
+      onchange();
+    });
+
+    return {
+      node,
+      chosen: () => chosen.slice(),
+      described: () => chosen.map((file) => ({ name: file.name, mimeType: file.type, size: file.size })),
+      read: () => Promise.all(chosen.map(async (file) => ({
+        name: file.name, mimeType: file.type, data: await base64(file),
+      }))),
+      showError(message) {
+        error.hidden = !message;
+        error.textContent = message || "";
+        node.classList.toggle("invalid", Boolean(message));
+        if (message) input.setAttribute("aria-invalid", "true");
+        else input.removeAttribute("aria-invalid");
+      },
+      focus() { input.focus(); },
+    };
+  }
+
+  // A file's bytes in base64: read as a data: URL (done by the browser, fast for large files),
+  // whose data follows the first comma.
+  function base64(file) {
+    return new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => {
+        const url = String(reader.result);
+        resolve(url.slice(url.indexOf(",") + 1));
+      };
+      reader.onerror = () => reject(new Error(`${file.name} could not be read: attach it again`));
+      reader.readAsDataURL(file);
+    });
+  }
+
+  // In the units of the limit the page states (a MB of 1024 × 1024 bytes).
+  function sizeText(bytes) {
+    if (bytes < 1024) return bytes === 1 ? "1 byte" : `${bytes} bytes`;
+    if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+    return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  }
+
+  function fileLine(file) {
+    return `${file.name} (${sizeText(file.size)})`;
   }
 
   // -- links (URL mode) ------------------------------------------------------------------
