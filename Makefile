@@ -73,7 +73,7 @@ conformance: setup peers
 
 # The pictures in docs/ come from the browser tests: this runs them writing into docs/images.
 screenshots: setup peers browser
-	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q -m browser tests/server/test_pages_browser.py tests/client/test_web_browser.py
+	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q -m browser tests/server/test_pages_browser.py tests/client/test_web_browser.py tests/client/test_web_attachments.py
 
 bench: setup
 	$(PY) bench/run.py

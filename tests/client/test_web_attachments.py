@@ -25,7 +25,7 @@ import pytest
 from playwright.async_api import expect
 
 from mcp_elicit.client import ElicitationHandler, ElicitingClient
-from mcp_elicit.client.handler import _FREE_TEXT_SCHEMA, FREE_TEXT_FIELD
+from mcp_elicit.client.handler import FREE_TEXT_FIELD, FREE_TEXT_SCHEMA
 from mcp_elicit.client.prompts import (
     MAX_ATTACHMENT_BYTES,
     Accept,
@@ -74,7 +74,7 @@ def png(width: int = 24, height: int = 16) -> bytes:
 
 def free_text_prompt() -> FormPrompt:
     """What the handler shows for a message-only request."""
-    return FormPrompt(SERVER, QUESTION, Form.from_schema(_FREE_TEXT_SCHEMA), free_text=True)
+    return FormPrompt(SERVER, QUESTION, Form.from_schema(FREE_TEXT_SCHEMA), free_text=True)
 
 
 def plain_prompt() -> FormPrompt:

@@ -74,7 +74,7 @@ _NOT_FOR_PEOPLE = frozenset({"ignored_keyword", "pattern_ignored"})
 
 # The early draft asked with a message only; it is shown as one free-text question.
 FREE_TEXT_FIELD = "response"
-_FREE_TEXT_SCHEMA = {
+FREE_TEXT_SCHEMA = {
     "type": "object",
     "properties": {FREE_TEXT_FIELD: {"type": "string", "title": "Your answer"}},
 }
@@ -248,7 +248,7 @@ class ElicitationHandler:
         self, request: ElicitationRequest, asking: Asking, event: dict[str, Any]
     ) -> dict[str, Any]:
         free_text = request.revision_hint == EARLY_DRAFT
-        schema = _FREE_TEXT_SCHEMA if free_text else request.requested_schema
+        schema = FREE_TEXT_SCHEMA if free_text else request.requested_schema
         revision = None if free_text else asking.revision.value
         form, later, schema_findings = _read_and_lint(schema, revision)
         if later:
