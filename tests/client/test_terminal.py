@@ -7,9 +7,14 @@ under the line: prompt_toolkit draws only after it has handled the keys it has r
 
 from __future__ import annotations
 
+import io
 import re
+import struct
+import wave
+import zlib
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from io import StringIO
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -18,10 +23,11 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from mcp_elicit.client import ElicitationHandler, ElicitingClient
+from mcp_elicit.client import ElicitationHandler, ElicitingClient, prompts
 from mcp_elicit.client._terminal_text import clean
 from mcp_elicit.client.prompts import (
     Accept,
+    Attachment,
     Cancel,
     Decline,
     FormPrompt,
@@ -487,32 +493,344 @@ async def test_findings_are_shown_before_the_fields(
     )
 
 
-@pytest.mark.anyio
-async def test_free_text_is_one_question(screen: Screen, renderer: TerminalRenderer) -> None:
-    schema = {
-        "type": "object",
-        "properties": {"response": {"type": "string", "title": "Your answer"}},
-        "required": ["response"],
-    }
-    prompt = FormPrompt(
+# -- free text (the early draft's message-only ask) and its files ----------------------------
+
+FREE_TEXT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"response": {"type": "string", "title": "Your answer"}},
+}
+ATTACH = "Attach an image or audio file (a path; Enter when done):"
+
+
+def free_text_prompt() -> FormPrompt:
+    return FormPrompt(
         server="old",
         message="What is your favourite city?",
-        form=Form.from_schema(schema),
+        form=Form.from_schema(FREE_TEXT_SCHEMA),
         free_text=True,
     )
+
+
+def png_bytes(width: int = 4, height: int = 3) -> bytes:
+    """A real PNG: RGB, 8 bits, a grey image."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\x80\x80\x80" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def wav_bytes(frames: int = 800) -> bytes:
+    """A real WAV: 8 kHz, mono, 16 bits, silence."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(8000)
+        sound.writeframes(b"\x00\x00" * frames)
+    return buffer.getvalue()
+
+
+@pytest.mark.anyio
+async def test_free_text_is_one_question(screen: Screen, renderer: TerminalRenderer) -> None:
     answer = await play(
         screen,
-        renderer.ask_form(prompt),
+        renderer.ask_form(free_text_prompt()),
         [
             ("What is your favourite city?", ""),
             ("Answer this request?", "\r"),
-            ("Your answer (text, required)", ""),
+            ("Your answer (text)", ""),
+            ("Image or audio files can be attached next: text, files or both.", ""),
             ("Your answer:", "Lisbon\r"),
-            ('1. Your answer: "Lisbon"', "s\r"),
+            ("You may attach image or audio files (up to 10 MB in all)", ""),
+            (ATTACH, "\r"),
+            ('1. Your answer: "Lisbon"', ""),
+            ("(no files attached)", ""),
+            ("[s]ubmit / [e]dit your answer / [a]ttach a file / [d]ecline / [c]ancel:", "s\r"),
+            ("Submitted.", ""),
         ],
     )
     assert answer == Accept(content={"response": "Lisbon"})
     assert "Field 1 of 1" not in screen.text
+
+
+@pytest.mark.anyio
+async def test_free_text_attaches_a_png_and_a_wav(
+    screen: Screen, renderer: TerminalRenderer, tmp_path: Path
+) -> None:
+    picture, sound = tmp_path / "cat.png", tmp_path / "purr.wav"
+    picture.write_bytes(png_bytes())
+    sound.write_bytes(wav_bytes())
+    png_size, wav_size = len(picture.read_bytes()), len(sound.read_bytes())
+    assert wav_size > 1024  # shown in KB
+    wav_shown = f"{wav_size / 1024:.1f} KB"
+    answer = await play(
+        screen,
+        renderer.ask_form(free_text_prompt()),
+        [
+            ("Answer this request?", "\r"),
+            ("Your answer:", "A grey cat\r"),
+            (ATTACH, f"{picture}\r"),
+            (f"Attached: cat.png (image/png, {png_size} bytes)", ""),
+            (ATTACH, f"{sound}\r"),
+            ("Attached: purr.wav (audio/", ""),
+            (ATTACH, "\r"),
+            ("Review your answers:", ""),
+            ('1. Your answer: "A grey cat"', ""),
+            (f"Attached: cat.png (image/png, {png_size} bytes)", ""),
+            ("Attached: purr.wav (audio/", ""),
+            (f"{wav_shown})", ""),
+            ("[r]emove a file", "s\r"),
+            ("Submitted.", ""),
+        ],
+    )
+    assert isinstance(answer, Accept)
+    assert answer.content == {"response": "A grey cat"}
+    first, second = answer.attachments
+    assert (first.name, first.mime_type, first.data) == ("cat.png", "image/png", png_bytes())
+    assert (second.name, second.kind, second.data) == ("purr.wav", "audio", wav_bytes())
+    # audio/wav, or audio/x-wav where the system's MIME table says so (as attachment() guesses)
+    assert second.mime_type in ("audio/wav", "audio/x-wav")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("missing.png", "Error: {path}: no such file"),
+        ("notes.txt", "Error: notes.txt is not an image or audio file (text/plain)"),
+        ("big.png", "Error: big.png is too large: attachments may hold"),
+        ("folder", "Error: {path} is a folder: type the path of a file in it"),
+    ],
+    ids=["missing", "text-file", "too-large", "folder"],
+)
+async def test_a_file_that_cannot_go_is_refused_and_nothing_is_lost(
+    screen: Screen,
+    renderer: TerminalRenderer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    reason: str,
+) -> None:
+    picture = tmp_path / "cat.png"
+    picture.write_bytes(png_bytes())
+    (tmp_path / "notes.txt").write_text("a shopping list")
+    (tmp_path / "folder").mkdir()
+    # Room for the cat, not for one byte more: the limit counts all the files together.
+    monkeypatch.setattr(prompts, "MAX_ATTACHMENT_BYTES", len(png_bytes()) + 10)
+    (tmp_path / "big.png").write_bytes(png_bytes(8, 8))
+    bad = str(tmp_path / name)
+    answer = await play(
+        screen,
+        renderer.ask_form(free_text_prompt()),
+        [
+            ("Answer this request?", "\r"),
+            ("Your answer:", "Lisbon\r"),
+            (ATTACH, f"{picture}\r"),
+            ("Attached: cat.png (image/png", ""),
+            (ATTACH, f"{bad}\r"),
+            (reason.format(path=bad), ""),
+            # The path stays on the line to fix: here, take it away and finish.
+            ("", BACKSPACE * len(bad) + "\r"),
+            ("Review your answers:", ""),
+            ('1. Your answer: "Lisbon"', ""),
+            ("Attached: cat.png (image/png", ""),
+            ("[s]ubmit", "s\r"),
+            ("Submitted.", ""),
+        ],
+    )
+    assert answer == Accept(
+        content={"response": "Lisbon"},
+        attachments=(Attachment("cat.png", "image/png", png_bytes()),),
+    )
+    assert f"Attached: {name}" not in screen.text
+
+
+@pytest.mark.anyio
+async def test_an_unreadable_file_is_refused_with_the_systems_reason(
+    screen: Screen, renderer: TerminalRenderer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = tmp_path / "locked.png"
+    locked.write_bytes(png_bytes())
+    read_bytes = Path.read_bytes
+
+    def refuse(path: Path) -> bytes:  # chmod 000 is no obstacle to root, who may run this
+        if path.name == "locked.png":
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    answer = await play(
+        screen,
+        renderer.ask_form(free_text_prompt()),
+        [
+            ("Answer this request?", "\r"),
+            ("Your answer:", "Lisbon\r"),
+            (ATTACH, f"{locked}\r"),
+            (f"Error: {locked}: Permission denied", BACKSPACE * len(str(locked)) + "\r"),
+            ('1. Your answer: "Lisbon"', "s\r"),
+        ],
+    )
+    assert answer == Accept(content={"response": "Lisbon"})
+
+
+@pytest.mark.anyio
+async def test_free_text_needs_text_or_a_file(screen: Screen, renderer: TerminalRenderer) -> None:
+    answer = await play(
+        screen,
+        renderer.ask_form(free_text_prompt()),
+        [
+            ("Answer this request?", "\r"),
+            ("Your answer:", "   \r"),  # white space is no answer
+            (ATTACH, "\r"),
+            ("Error: Type an answer or attach a file", ""),
+            ("Your answer:", "Porto\r"),
+            (ATTACH, "\r"),
+            ('1. Your answer: "Porto"', "s\r"),
+        ],
+    )
+    assert answer == Accept(content={"response": "Porto"})
+
+
+@pytest.mark.anyio
+async def test_files_only_then_removed_attached_again_and_text_edited_from_review(
+    screen: Screen, renderer: TerminalRenderer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "cat.png").write_bytes(png_bytes())
+    (tmp_path / "dog.png").write_bytes(png_bytes(2, 2))
+    monkeypatch.setenv("HOME", str(tmp_path))  # ~ is the home folder
+    answer = await play(
+        screen,
+        renderer.ask_form(free_text_prompt()),
+        [
+            ("Answer this request?", "\r"),
+            ("Your answer:", "\r"),
+            (ATTACH, "~/cat.png\r"),
+            ("Attached: cat.png (image/png", ""),
+            (ATTACH, "~/dog.png\r"),
+            ("Attached: dog.png (image/png", ""),
+            (ATTACH, "\r"),
+            ("1. Your answer: (no answer)", ""),
+            ("Attached: cat.png", ""),
+            ("Attached: dog.png", ""),
+            ("[r]emove a file", "r\r"),
+            ("1. cat.png (image/png", ""),
+            ("2. dog.png (image/png", ""),
+            ("Remove which file? (number or name):", "3\r"),
+            ("Error: type a file's number (1–2) or its name", BACKSPACE + "1\r"),
+            ("Removed: cat.png", ""),
+            ("Review your answers:", ""),
+            ("Attached: dog.png", ""),
+            ("[r]emove a file", "r dog.png\r"),
+            ("Removed: dog.png", ""),
+            ("(no files attached)", ""),
+            # Nothing left: refused, back to the review.
+            ("[a]ttach a file / [d]ecline", "s\r"),
+            ("Error: Type an answer or attach a file", ""),
+            ("Nothing was sent: fix these, then submit again.", ""),
+            ("[a]ttach a file / [d]ecline", "a\r"),
+            (ATTACH, "~/dog.png\r"),
+            ("Attached: dog.png", ""),
+            (ATTACH, "\r"),
+            ("Attached: dog.png", ""),
+            ("[r]emove a file", "e\r"),
+            ("Current answer: (no answer)", ""),
+            ("Your answer:", "A dog\r"),
+            ('1. Your answer: "A dog"', ""),
+            ("Attached: dog.png", ""),
+            ("[r]emove a file", "s\r"),
+            ("Submitted.", ""),
+        ],
+    )
+    assert answer == Accept(
+        content={"response": "A dog"},
+        attachments=(Attachment("dog.png", "image/png", png_bytes(2, 2)),),
+    )
+
+
+@pytest.mark.anyio
+async def test_a_file_name_only_with_an_attachment_is_an_answer(
+    screen: Screen, renderer: TerminalRenderer, tmp_path: Path
+) -> None:
+    sound = tmp_path / "purr.wav"
+    sound.write_bytes(wav_bytes(10))
+    answer = await play(
+        screen,
+        renderer.ask_form(free_text_prompt()),
+        [
+            ("Answer this request?", "\r"),
+            ("Your answer:", "\r"),
+            (ATTACH, f"{sound}\r"),
+            (ATTACH, "\r"),
+            ("[r]emove a file", "s\r"),
+            ("Submitted.", ""),
+        ],
+    )
+    assert isinstance(answer, Accept)
+    assert answer.content == {}  # no text: the early-draft answer is the file alone
+    assert [a.data for a in answer.attachments] == [wav_bytes(10)]
+
+
+@pytest.mark.anyio
+async def test_tab_completes_a_path_and_a_quoted_path_is_read(
+    screen: Screen, renderer: TerminalRenderer, tmp_path: Path
+) -> None:
+    (tmp_path / "my cat.png").write_bytes(png_bytes())
+    (tmp_path / "notes.txt").write_text("not offered")
+    answer = await play(
+        screen,
+        renderer.ask_form(free_text_prompt()),
+        [
+            ("Answer this request?", "\r"),
+            ("Your answer:", "Cat\r"),
+            # Tab offers folders and images or audio only: one candidate, completed whole.
+            (ATTACH, f"{tmp_path}/\t"),
+            (f"{tmp_path}/my cat.png", "\r"),
+            ("Attached: my cat.png (image/png", ""),
+            # A path dropped onto a terminal comes quoted.
+            (ATTACH, f"'{tmp_path}/my cat.png'\r"),
+            ("Attached: my cat.png (image/png", ""),
+            (ATTACH, "\r"),
+            ("[r]emove a file", "s\r"),
+        ],
+    )
+    assert isinstance(answer, Accept)
+    assert [a.name for a in answer.attachments] == ["my cat.png", "my cat.png"]
+
+
+@pytest.mark.anyio
+async def test_typed_file_names_are_shown_cleaned(
+    screen: Screen, renderer: TerminalRenderer, tmp_path: Path
+) -> None:
+    (tmp_path / "ca\u202et.png").write_bytes(png_bytes())
+    await play(
+        screen,
+        renderer.ask_form(free_text_prompt()),
+        [
+            ("Answer this request?", "\r"),
+            ("Your answer:", "x\r"),
+            (ATTACH, "/nowhere/\u202eevil.png\r"),
+            (
+                "Error: /nowhere/\\u{202e}evil.png: no such file",
+                BACKSPACE * 20 + f"{tmp_path}/ca\u202et.png\r",
+            ),
+            ("Attached: ca\\u{202e}t.png (image/png", "\r"),
+            ("Review your answers:", ""),
+            ("Attached: ca\\u{202e}t.png (image/png", ESC),
+            ("Cancelled.", ""),
+        ],
+    )
+    # Only the line being typed echoes what was typed; every line the renderer writes is clean.
+    written = [line for line in screen.text.split("\n") if not line.startswith(ATTACH)]
+    assert not any("\u202e" in line for line in written)
 
 
 @pytest.mark.anyio

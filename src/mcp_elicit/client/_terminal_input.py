@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
@@ -65,15 +66,28 @@ _BINDINGS = _bindings()
 
 
 async def read_line(
-    message: str, check: Check | None, *, input: Input | None, output: Output | None
+    message: str,
+    check: Check | None,
+    *,
+    input: Input | None,
+    output: Output | None,
+    while_typing: bool = True,
+    completer: Completer | None = None,
 ) -> str:
-    """Ask one question; raise :class:`Dismissed` on Esc, Ctrl-C or end of input."""
+    """Ask one question; raise :class:`Dismissed` on Esc, Ctrl-C or end of input.
+
+    ``while_typing=False`` runs ``check`` only on Enter (a file path, which would be wrong at
+    every keystroke until it is whole); the error then shows under the line, which keeps what
+    was typed to fix. ``completer`` completes on Tab only, as a shell does.
+    """
     session: PromptSession[str] = PromptSession(
         input=input,
         output=output,
         key_bindings=_BINDINGS,
         validator=None if check is None else CheckValidator(check),
-        validate_while_typing=True,
+        validate_while_typing=while_typing,
+        completer=completer,
+        complete_while_typing=False,
     )
     try:
         return await session.prompt_async(message)

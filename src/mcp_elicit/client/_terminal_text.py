@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Sequence
 
 import idna
 
-from mcp_elicit.client.prompts import FormPrompt, Notice, UrlPrompt
+from mcp_elicit.client.prompts import Attachment, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
 from mcp_elicit.urls import UrlVerdict
 from mcp_elicit.urls.characters import CharacterKind, classify_character
@@ -42,6 +43,9 @@ FORM_KEYS = (
 REVIEW_HEADING = "Review your answers:"
 REVIEW_QUESTION = "[s]ubmit / [e]dit a field / [d]ecline / [c]ancel: "
 EDIT_QUESTION = "Edit which field? (number or name): "
+ATTACH_QUESTION = "Attach an image or audio file (a path; Enter when done): "
+REMOVE_QUESTION = "Remove which file? (number or name): "
+TEXT_OR_FILE = "Type an answer or attach a file"
 URL_QUESTION = "Open this link in your browser? [y]es/[n]o (decline)/Esc cancel: "
 WAIT_QUESTION = "> "
 OPENED_QUESTION = "Press Enter once you have opened it yourself, Esc to cancel: "
@@ -145,14 +149,18 @@ def field_facts(field: Field, *, required: bool = True) -> list[str]:
 
 
 def field_heading(field: Field, index: int, total: int, *, free_text: bool = False) -> str:
-    """Like ``Field 2 of 5: Age (integer, required, 0-150, default 30)``, with an en dash."""
-    parts = field_facts(field)
+    """Like ``Field 2 of 5: Age (integer, required, 0-150, default 30)``, with an en dash.
+
+    A free-text question is neither required nor optional: it needs text, a file or both."""
+    parts = field_facts(field, required=not free_text)
     label = clean(field.label, newlines=False)
     where = "" if free_text else f"Field {index} of {total}: "
     return f"{where}{label} ({', '.join(parts)})"
 
 
-def field_lines(field: Field, current: JSONValue | None, *, editing: bool) -> list[str]:
+def field_lines(
+    field: Field, current: JSONValue | None, *, editing: bool, free_text: bool = False
+) -> list[str]:
     """What follows the heading: help, the choices, how to answer, what Enter alone does."""
     lines: list[str] = []
     if field.help:
@@ -169,6 +177,8 @@ def field_lines(field: Field, current: JSONValue | None, *, editing: bool) -> li
         lines.append(f"  Enter alone takes the default: {value_text(field, field.default)}.")
     elif field.required:
         lines.append("  Required: it cannot be left empty.")
+    elif free_text and not editing:
+        lines.append("  Image or audio files can be attached next: text, files or both.")
     else:
         lines.append("  Enter alone leaves it empty.")
     if editing:
@@ -200,14 +210,66 @@ def form_intro(prompt: FormPrompt) -> list[str]:
     return lines
 
 
-def review_lines(form: Form, values: dict[str, JSONValue]) -> list[str]:
+def review_lines(
+    form: Form, values: dict[str, JSONValue], files: Sequence[Attachment] | None = None
+) -> list[str]:
+    """The answers; with ``files`` (a free-text answer), what is attached, even nothing."""
     lines = [REVIEW_HEADING]
     for number, field in enumerate(form, 1):
         label = clean(field.label, newlines=False)
         lines.append(f"  {number}. {label}: {value_text(field, values.get(field.name))}")
     if not len(form):
         lines.append("  (this form has no fields)")
+    if files is not None:
+        lines.extend(f"  {attachment_line(item)}" for item in files)
+        if not files:
+            lines.append("  (no files attached)")
     return lines
+
+
+def review_question(*, free_text: bool = False, files: bool = False) -> str:
+    """What may be done on the review screen; a free-text answer also takes and drops files."""
+    if not free_text:
+        return REVIEW_QUESTION
+    remove = " / [r]emove a file" if files else ""
+    return f"[s]ubmit / [e]dit your answer / [a]ttach a file{remove} / [d]ecline / [c]ancel: "
+
+
+def size_text(size: int) -> str:
+    """A size in the units of the limit (a KB of 1024 bytes, a MB of 1024 KB), as the web
+    renderer writes it: ``1 byte``, ``812 bytes``, ``1.2 KB``, ``3.4 MB``."""
+    if size < 1024:
+        return "1 byte" if size == 1 else f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def attachment_line(item: Attachment) -> str:
+    """``Attached: cat.png (image/png, 1.2 KB)``: the name is the person's, shown cleaned."""
+    name = clean(item.name, newlines=False)
+    return (
+        f"Attached: {name} ({clean(item.mime_type, newlines=False)}, {size_text(len(item.data))})"
+    )
+
+
+def attach_intro(limit: int) -> str:
+    """Said once before the files are asked for."""
+    whole = limit // (1024 * 1024)
+    most = f"{whole} MB" if limit == whole * 1024 * 1024 and whole else size_text(limit)
+    return (
+        f"  You may attach image or audio files (up to {most} in all): type a path, "
+        "Tab completes it."
+    )
+
+
+def files_list(files: Sequence[Attachment]) -> list[str]:
+    """The files attached, numbered, to choose one to remove."""
+    return [
+        f"  {number}. {clean(item.name, newlines=False)} "
+        f"({clean(item.mime_type, newlines=False)}, {size_text(len(item.data))})"
+        for number, item in enumerate(files, 1)
+    ]
 
 
 def url_screen(prompt: UrlPrompt) -> tuple[list[str], str, list[str]]:

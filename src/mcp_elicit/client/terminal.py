@@ -12,6 +12,12 @@ Keys, shown on screen as well:
 - Empty input: an optional field stays unanswered, a field with a default takes it, a required
   field without one cannot be left empty. Booleans take y/n; a choice takes its number, value
   or title; several choices are separated by commas (``1,3``).
+- A free-text question (the early draft's message-only ask, :attr:`FormPrompt.free_text`) is
+  followed by ``Attach an image or audio file (a path; Enter when done)``, asked until Enter
+  alone; Tab completes a path, ``~`` is the home folder. A file that cannot be attached (not
+  there, not an image or audio, too large) is refused under the line, the path kept to fix.
+  The answer needs text, a file or both. Its review also takes ``a`` (attach more) and ``r``
+  (or ``r 2``, ``r cat.png``: remove a file).
 - URL consent: ``y`` accepts, ``n`` declines, Esc cancels. While waiting for the server to
   confirm a URL-mode step: Enter means done, Esc cancels. When the browser did not open the
   link, it is shown whole to copy: Enter once opened by hand goes on, Esc cancels.
@@ -21,19 +27,27 @@ Screen text is plain and stable (tests scrape it): see ``_terminal_text``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import mimetypes
+import os
+import shlex
+import stat
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import anyio
 from prompt_toolkit import print_formatted_text
+from prompt_toolkit.completion import PathCompleter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from mcp_elicit.client import _terminal_text as text
+from mcp_elicit.client import prompts
 from mcp_elicit.client._terminal_input import Check, Dismissed, read_line
 from mcp_elicit.client.prompts import (
     Accept,
     Answer,
+    Attachment,
     Cancel,
     Decline,
     FormPrompt,
@@ -58,6 +72,11 @@ _REVIEW = {
     **dict.fromkeys(("e", "edit"), "edit"),
     **dict.fromkeys(("d", "decline"), "decline"),
     **dict.fromkeys(("c", "cancel"), "cancel"),
+}
+_FREE_REVIEW = {
+    **_REVIEW,
+    **dict.fromkeys(("a", "attach"), "attach"),
+    **dict.fromkeys(("r", "remove"), "remove"),
 }
 _YES = frozenset({"y", "yes"})
 _NO = frozenset({"n", "no"})
@@ -165,33 +184,94 @@ class TerminalRenderer:
         if start == "cancel":
             return Cancel(reason=CHOSE_CANCEL)
         values: dict[str, JSONValue] = {}
-        for index, field in enumerate(form, 1):
-            await self._ask_field(prompt, field, index, values, editing=False)
+        # A free-text answer may come with files; None: this form takes none.
+        files: list[Attachment] | None = [] if prompt.free_text else None
         while True:
-            self._say("\n".join(text.review_lines(form, values)))
-            reply = await self._ask(text.REVIEW_QUESTION, lambda t: _review_error(form, t))
-            found = _review_action(form, reply)
+            for index, field in enumerate(form, 1):
+                await self._ask_field(prompt, field, index, values, editing=False)
+            if files is None:
+                break
+            self._say(text.attach_intro(prompts.MAX_ATTACHMENT_BYTES))
+            await self._ask_files(files)
+            if _text_or_file(values, files):
+                break
+            self._say(f"Error: {text.TEXT_OR_FILE}")  # and the question once more
+        while True:
+            self._say("\n".join(text.review_lines(form, values, files)))
+            question = text.review_question(free_text=files is not None, files=bool(files))
+            reply = await self._ask(question, lambda t: _review_error(form, t, files))
+            found = _review_action(form, reply, files)
             if found is None:  # the review check lets only actions through
                 continue
             action, target = found
             if action == "submit":
                 problems = form.validate(values)
-                if not problems:
-                    return Accept(content=dict(values))
+                wrong = [text.finding_line(form, p, word="Error") for p in problems]
+                if files is not None and not _text_or_file(values, files):
+                    wrong.append(f"Error: {text.TEXT_OR_FILE}")
+                if not wrong:
+                    return Accept(content=dict(values), attachments=tuple(files or ()))
                 # Never an invalid Accept: say what is wrong and go back to the review.
-                self._say("\n".join(text.finding_line(form, p, word="Error") for p in problems))
+                self._say("\n".join(wrong))
                 self._say("Nothing was sent: fix these, then submit again.")
             elif action == "edit":
+                if target is None and files is not None and len(form) == 1:
+                    target = form.fields[0]  # one question: nothing to choose
                 if target is None:
                     reply = await self._ask(text.EDIT_QUESTION, lambda t: _edit_error(form, t))
                     target = _find_field(form, reply)
-                assert target is not None  # the edit check let only a field through
+                assert isinstance(target, Field)  # the edit check let only a field through
                 index = form.fields.index(target) + 1
                 await self._ask_field(prompt, target, index, values, editing=True)
+            elif action == "attach" and files is not None:
+                await self._ask_files(files)
+            elif action == "remove" and files is not None:
+                if target is None and len(files) == 1:
+                    target = 0
+                if target is None:
+                    self._say("\n".join(text.files_list(files)))
+                    reply = await self._ask(text.REMOVE_QUESTION, lambda t: _remove_error(files, t))
+                    target = _find_file(files, reply)
+                assert isinstance(target, int)  # the remove check let only a file through
+                gone = files.pop(target)
+                self._say(f"Removed: {text.clean(gone.name, newlines=False)}")
             elif action == "decline":
                 return Decline()
             else:
                 return Cancel(reason=CHOSE_CANCEL)
+
+    async def _ask_files(self, files: list[Attachment]) -> None:
+        """Ask for files until Enter alone, adding each one that can be attached to ``files``.
+
+        The path is checked on Enter: a file that cannot go is refused under the line (the
+        path stays, to fix); nothing already given is lost."""
+        read: dict[str, Attachment] = {}
+
+        def check(typed: str) -> str | None:
+            if not typed.strip():
+                return None
+            found = _read_attachment(typed, sum(len(item.data) for item in files))
+            if isinstance(found, str):
+                return f"Error: {text.clean(found, newlines=False)}"
+            read[typed] = found
+            return None
+
+        completer = PathCompleter(expanduser=True, file_filter=_attachable_or_folder)
+        while True:
+            typed = await read_line(
+                text.ATTACH_QUESTION,
+                check,
+                input=self._input,
+                output=self._output,
+                while_typing=False,
+                completer=completer,
+            )
+            if not typed.strip():
+                return
+            found = read.pop(typed, None)
+            if found is not None:  # the check read it on Enter
+                files.append(found)
+                self._say(f"  {text.attachment_line(found)}")
 
     async def _ask_field(
         self,
@@ -204,7 +284,9 @@ class TerminalRenderer:
     ) -> None:
         form = prompt.form
         heading = text.field_heading(field, index, len(form), free_text=prompt.free_text)
-        lines = text.field_lines(field, values.get(field.name), editing=editing)
+        lines = text.field_lines(
+            field, values.get(field.name), editing=editing, free_text=prompt.free_text
+        )
         self._say("\n".join([heading, *lines]))
         question = text.field_question(field, free_text=prompt.free_text)
         while True:
@@ -279,23 +361,126 @@ def _find_field(form: Form, typed: str) -> Field | None:
     return None
 
 
-def _review_action(form: Form, typed: str) -> tuple[str, Field | None] | None:
-    """``s``, ``e``, ``d``, ``c``; ``e 2`` or ``edit age``; or a field's number or name."""
+def _review_action(
+    form: Form, typed: str, files: Sequence[Attachment] | None = None
+) -> tuple[str, Field | int | None] | None:
+    """``s``, ``e``, ``d``, ``c``; ``e 2`` or ``edit age``; or a field's number or name.
+    With ``files`` (a free-text answer) also ``a`` and ``r``, ``r 2`` or ``remove cat.png``
+    (the target is then the file's index)."""
     word, _, rest = typed.strip().partition(" ")
-    action = _REVIEW.get(word.lower())
+    action = (_REVIEW if files is None else _FREE_REVIEW).get(word.lower())
     if action is not None and not rest.strip():
+        if action == "remove" and not files:
+            return None
         return action, None
+    if action == "remove":
+        assert files is not None
+        index = _find_file(files, rest)
+        return None if index is None else ("remove", index)
     target = _find_field(form, rest if action == "edit" else typed)
     return None if target is None else ("edit", target)
 
 
-def _review_error(form: Form, typed: str) -> str | None:
-    found = _review_action(form, typed)
+def _review_error(form: Form, typed: str, files: Sequence[Attachment] | None = None) -> str | None:
+    found = _review_action(form, typed, files)
     if found is None:
-        return "Error: type s to submit, e to edit a field, d to decline or c to cancel"
+        if files is None:
+            return "Error: type s to submit, e to edit a field, d to decline or c to cancel"
+        remove = ", r to remove a file" if files else ""
+        return (
+            f"Error: type s to submit, e to edit your answer, a to attach a file{remove}, "
+            "d to decline or c to cancel"
+        )
     if found == ("edit", None) and not len(form):
         return "Error: this form has no fields to edit"
     return None
+
+
+def _find_file(files: Sequence[Attachment], typed: str) -> int | None:
+    """A file's index by its number (1-based, as listed) or its name."""
+    wanted = typed.strip()
+    if wanted.isdigit():
+        number = int(wanted)
+        return number - 1 if 1 <= number <= len(files) else None
+    for index, item in enumerate(files):
+        if wanted == item.name:
+            return index
+    return None
+
+
+def _remove_error(files: Sequence[Attachment], typed: str) -> str | None:
+    if _find_file(files, typed) is not None:
+        return None
+    return f"Error: type a file's number (1{text.DASH}{len(files)}) or its name"
+
+
+def _text_or_file(values: dict[str, JSONValue], files: Sequence[Attachment]) -> bool:
+    """A free-text answer holds something: text other than white space, or a file."""
+    return bool(files) or any(isinstance(v, str) and v.strip() for v in values.values())
+
+
+def _candidates(typed: str) -> list[Path]:
+    """Where a typed path may point: as typed, then as a shell reads it (a path dropped onto
+    a terminal comes quoted, ``'my cat.png'``, or escaped, ``my\\ cat.png``)."""
+    stripped = typed.strip()
+    try:
+        words = shlex.split(stripped)
+    except ValueError:
+        words = []
+    spellings = [stripped, *(words if len(words) == 1 and words[0] != stripped else ())]
+    return [_expanded(Path(spelling)) for spelling in spellings]
+
+
+def _expanded(path: Path) -> Path:
+    """``~`` and ``~user`` expanded; as typed when there is no such user."""
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        return path
+
+
+def _read_attachment(typed: str, already: int) -> Attachment | str:
+    """The file at the typed path as an :class:`Attachment`, or why it cannot be attached
+    (``already``: the bytes attached before it). The kind and the size are checked before
+    the file is read, so a large or wrong file is never read whole."""
+    shown = typed.strip()
+    paths = _candidates(typed)
+    path = next((p for p in paths if _stat(p) is not None), paths[0])
+    try:
+        found = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return f"{shown}: no such file"
+    except OSError as error:
+        return f"{shown}: {error.strerror or error}"
+    except ValueError:  # a NUL in the path
+        return f"{shown}: not a path a file can have"
+    if stat.S_ISDIR(found.st_mode):
+        return f"{shown} is a folder: type the path of a file in it"
+    if not stat.S_ISREG(found.st_mode):
+        return f"{shown} is not a regular file"
+    try:
+        prompts.attachment(path.name, b"", already=already + found.st_size)
+        data = path.read_bytes()
+        return prompts.attachment(path.name, data, already=already)
+    except OSError as error:
+        return f"{shown}: {error.strerror or error}"
+    except ValueError as error:  # not an image or audio file, or too large
+        return str(error)
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except (OSError, ValueError):
+        return None
+
+
+def _attachable_or_folder(name: str) -> bool:
+    """What Tab offers: folders, and files named like an image or audio file."""
+    if os.path.isdir(name):
+        return True
+    guessed = mimetypes.guess_type(name)[0] or ""
+    return guessed.split("/", 1)[0] in prompts.ATTACHABLE
 
 
 def _edit_error(form: Form, typed: str) -> str | None:
