@@ -77,6 +77,15 @@ class Attachment:
         return self.mime_type.split("/", 1)[0].lower()
 
 
+_LEGACY_TYPES = {"audio/x-wav": "audio/wav", "audio/wave": "audio/wav"}
+
+
+def _size(count: int) -> str:
+    if count >= 1024 * 1024:
+        return f"{count / (1024 * 1024):g} MB"
+    return f"{count / 1024:g} KB" if count >= 1024 else f"{count} bytes"
+
+
 ATTACHABLE = ("image", "audio")
 """What a person may attach to a free-text answer: what the early draft's items can carry."""
 
@@ -92,6 +101,9 @@ def attachment(
     what to tell the person. ``mime_type`` is what the browser said, else guessed from the
     name; ``already`` counts the bytes attached before this one."""
     kind_of = mime_type or mimetypes.guess_type(name)[0] or ""
+    # Python's table (and many systems') still says audio/x-wav; the registered name is
+    # audio/wav (RFC 2361's successor, IANA), which is what a server expects.
+    kind_of = _LEGACY_TYPES.get(kind_of.lower(), kind_of)
     top = kind_of.split("/", 1)[0].lower()
     if top not in ATTACHABLE or mime_problem(top, kind_of) is not None:
         raise ValueError(
@@ -100,8 +112,7 @@ def attachment(
         )
     if already + len(data) > MAX_ATTACHMENT_BYTES:
         raise ValueError(
-            f"{name} is too large: attachments may hold {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB "
-            "in all"
+            f"{name} is too large: attachments may hold {_size(MAX_ATTACHMENT_BYTES)} in all"
         )
     return Attachment(name, kind_of, data)
 
