@@ -185,7 +185,7 @@ async def test_rotated_keys_are_fetched_again_but_not_for_every_token(issuer: Is
     # Within the minute: a token with an unknown key id does not make it fetch again.
     assert await verifier.verify_token(issuer.token(key=new)) is None
     assert issuer.jwks_fetches == 1
-    verifier._fetched_at -= 120  # a minute and more later
+    verifier._keys.fetched_at -= 120  # a minute and more later
     assert await verifier.verify_token(issuer.token(key=new)) is not None
     assert issuer.jwks_fetches == 2
 

@@ -15,6 +15,9 @@ from typing import Any
 
 import anyio
 import httpx2
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet
 
 from mcp_elicit.server.oauth import _extra  # noqa: F401  (the extra is installed)
 
@@ -120,6 +123,56 @@ class _client:
     async def __aexit__(self, *exc: object) -> None:
         if self._own is not None:
             await self._own.aclose()
+
+
+class KeyCache:
+    """An issuer's signing keys (JWKS): fetched on first use, kept for an hour, fetched again
+    for a key id not seen before (the issuer rotated its keys), but not more than once a
+    minute whatever arrives."""
+
+    REFETCH_AFTER = 60.0
+    KEEP_FOR = 3600.0
+
+    def __init__(
+        self, issuer: str, *, jwks_uri: str | None = None, http: httpx2.AsyncClient | None = None
+    ) -> None:
+        self.issuer = issuer
+        self._jwks_uri = jwks_uri
+        self._http = http
+        self._keys: KeySet | None = None
+        self.fetched_at = 0.0
+        self._lock = anyio.Lock()
+
+    async def keys(self, *, refresh: bool = False) -> KeySet:
+        async with self._lock:
+            stale = time.monotonic() - self.fetched_at > self.KEEP_FOR
+            if self._keys is None or stale or refresh:
+                uri = self._jwks_uri
+                if uri is None:
+                    uri = (await discover(self.issuer, http=self._http)).jwks_uri
+                    if uri is None:
+                        raise MetadataError(f"the metadata of {self.issuer} names no jwks_uri")
+                    self._jwks_uri = uri
+                async with _client(self._http) as client:
+                    response = await client.get(uri)
+                response.raise_for_status()
+                self._keys = KeySet.import_key_set(response.json())
+                self.fetched_at = time.monotonic()
+            return self._keys
+
+    def may_refetch(self) -> bool:
+        return time.monotonic() - self.fetched_at > self.REFETCH_AFTER
+
+    async def decode(self, token: str, algorithms: list[str]) -> dict[str, Any]:
+        """The claims of ``token`` once its signature checks out against these keys (the
+        claims themselves are the caller's to check)."""
+        try:
+            decoded = jwt.decode(token, await self.keys(), algorithms=algorithms)
+        except JoseError as error:
+            if "key" not in type(error).__name__.lower() or not self.may_refetch():
+                raise
+            decoded = jwt.decode(token, await self.keys(refresh=True), algorithms=algorithms)
+        return dict(decoded.claims)
 
 
 def forget_cached() -> None:

@@ -16,28 +16,22 @@ now (with a little leeway for clocks). The user is (issuer, subject): the SDK's
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 from typing import Any
 
-import anyio
 import httpx2
 from joserfc import jwt
 from joserfc.errors import JoseError
-from joserfc.jwk import KeySet
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 
-from mcp_elicit.server.oauth.metadata import MetadataError, discover
+from mcp_elicit.server.oauth.metadata import KeyCache, MetadataError
 
 logger = logging.getLogger(__name__)
 
 ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
 """Asymmetric algorithms only: a verifier that took HS256 could be fooled with the public
 key as an HMAC secret."""
-
-_REFETCH_AFTER = 60.0  # seconds between fetches for an unknown key id
-_KEYS_FOR = 3600.0
 
 
 class JwtVerifier:
@@ -63,27 +57,14 @@ class JwtVerifier:
         self.issuer = issuer
         self.audience = audience
         self.required_scopes = tuple(required_scopes)
-        self._jwks_uri = jwks_uri
+        self._keys = KeyCache(issuer, jwks_uri=jwks_uri, http=http)
         self._leeway = leeway
         self._algorithms = list(algorithms)
-        self._http = http
-        self._keys: KeySet | None = None
-        self._fetched_at = 0.0
-        self._lock = anyio.Lock()
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The token's principal and scopes, or ``None`` (the SDK then answers 401)."""
         try:
-            keys = await self._key_set(refresh=False)
-            try:
-                decoded = jwt.decode(token, keys, algorithms=self._algorithms)
-            except JoseError as error:
-                if "key" not in type(error).__name__.lower() or not await self._may_refetch():
-                    raise
-                decoded = jwt.decode(
-                    token, await self._key_set(refresh=True), algorithms=self._algorithms
-                )
-            claims: dict[str, Any] = dict(decoded.claims)
+            claims = await self._keys.decode(token, self._algorithms)
             self._check_claims(claims)
         except (JoseError, ValueError, MetadataError, httpx2.HTTPError) as error:
             logger.info("refused an access token: %s", _why(error))
@@ -115,25 +96,6 @@ class JwtVerifier:
         if not isinstance(audiences, list) or self.audience not in audiences:
             raise ValueError(f"the token is for {audience!r}, not {self.audience!r}")
 
-    async def _key_set(self, *, refresh: bool) -> KeySet:
-        async with self._lock:
-            stale = time.monotonic() - self._fetched_at > _KEYS_FOR
-            if self._keys is None or stale or refresh:
-                uri = self._jwks_uri
-                if uri is None:
-                    uri = (await discover(self.issuer, http=self._http)).jwks_uri
-                    if uri is None:
-                        raise MetadataError(f"the metadata of {self.issuer} names no jwks_uri")
-                    self._jwks_uri = uri
-                self._keys = KeySet.import_key_set(await _get_json(uri, self._http))
-                self._fetched_at = time.monotonic()
-            return self._keys
-
-    async def _may_refetch(self) -> bool:
-        """A token signed with a key we have not seen: the issuer may have rotated its keys.
-        Fetch again, but not more than once a minute, whatever tokens arrive."""
-        return time.monotonic() - self._fetched_at > _REFETCH_AFTER
-
 
 def protected_resource(
     issuer: str,
@@ -158,16 +120,6 @@ def protected_resource(
             issuer, resource_url, jwks_uri=jwks_uri, required_scopes=scopes, http=http
         ),
     }
-
-
-async def _get_json(url: str, http: httpx2.AsyncClient | None) -> Any:
-    if http is not None:
-        response = await http.get(url)
-    else:
-        async with httpx2.AsyncClient(timeout=10.0) as client:
-            response = await client.get(url)
-    response.raise_for_status()
-    return response.json()
 
 
 def _scopes(claims: dict[str, Any]) -> list[str]:
