@@ -14,6 +14,11 @@ SECRET_PURPOSE = "secret"
 """The ``purpose`` of a flow whose page asks for a secret (``secret()``, ``secret_required``)."""
 
 
+OAUTH_PURPOSE = "oauth"
+"""The ``purpose`` of a flow whose page sends the person on to a third-party provider to
+connect their account (downstream OAuth, ``mcp_elicit.server.oauth.authorize``)."""
+
+
 def flow_path(flow_id: str) -> str:
     """The path of a flow's page under the default mount point: ``/elicit/flows/<id>``.
 

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.resources import files
+from typing import Protocol, runtime_checkable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -16,7 +18,7 @@ from mcp_elicit.flows import Flows
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.csrf import Csrf
-from mcp_elicit.server.pages.endpoints import Pages, base_of
+from mcp_elicit.server.pages.endpoints import Connect, Pages, base_of
 from mcp_elicit.server.pages.headers import SecurityHeaders
 from mcp_elicit.server.pages.hosts import AllowedHosts, HostCheck
 from mcp_elicit.server.vault import Vault
@@ -30,6 +32,14 @@ _STATIC = {
 }
 
 
+@runtime_checkable
+class BrowserSignIn(Protocol):
+    """An identity that signs browsers in itself (``OidcIdentity``): the pages add its routes
+    (sign-in, its callback, sign-out) and give it the key to seal its cookies with."""
+
+    def sign_in_routes(self, *, key: bytes, csrf: Csrf) -> list[BaseRoute]: ...
+
+
 def hosted_pages(
     *,
     flows: Flows,
@@ -38,6 +48,8 @@ def hosted_pages(
     csrf_key: bytes,
     server_name: str,
     allowed_hosts: AllowedHosts,
+    connect: Connect | None = None,
+    extra_routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     """The pages for URL-mode flows. Routes are relative to where the app is mounted:
 
@@ -55,6 +67,10 @@ def hosted_pages(
     ``allowed_hosts``: the ``Host`` values the pages answer (``page_hosts(...)``), or a
     function returning them; any other ``Host`` is refused with 400 (``hosts.py`` says why).
     Required, so that no way of building the pages leaves them open to DNS rebinding.
+
+    ``connect`` and ``extra_routes``: downstream OAuth (``oauth.connect.Connector``): an
+    ``oauth`` flow's page sends its user on to the provider, whose callback is a route of its
+    own. An identity that signs browsers in (:class:`BrowserSignIn`) adds its routes too.
     """
     if flows.server is not None and flows.server != vault.server:
         # The page would store, with a flow of one server, a value sealed for another.
@@ -62,20 +78,29 @@ def hosted_pages(
             f"the flows and the vault of the pages belong to different servers "
             f"({flows.server!r}, {vault.server!r})"
         )
+    csrf = Csrf(csrf_key)
     pages = Pages(
-        flows=flows, vault=vault, identity=identity, csrf=Csrf(csrf_key), server_name=server_name
+        flows=flows,
+        vault=vault,
+        identity=identity,
+        csrf=csrf,
+        server_name=server_name,
+        connect=connect,
     )
     routes: list[BaseRoute] = [
         Route("/flows/{flow_id}", pages.entry, methods=["GET"]),
         Route("/flows/{flow_id}", pages.submit, methods=["POST"]),
         Route("/flows/{flow_id}/status", pages.status, methods=["GET"]),
         Route("/static/{name}", _static, methods=["GET"]),
-        # OAuth callbacks go here (a later issue): e.g. ``GET /oauth/{provider}/callback``,
-        # with the same Identity same-user check as the secret page. Every route added to
-        # this list gets the security headers and the error pages below.
+        # Every route added to this list gets the security headers and the error pages below.
+        *extra_routes,
     ]
+    if isinstance(identity, BrowserSignIn):
+        # Sign-in, its callback and sign-out; its cookies sealed under a key of their own,
+        # derived (HKDF, by purpose) from the pages' key, the same on every instance.
+        routes.extend(identity.sign_in_routes(key=csrf_key, csrf=csrf))
     errors = _ErrorPages(server_name)
-    return Starlette(
+    app = Starlette(
         routes=routes,
         # Outermost first: the Host refusal passes through SecurityHeaders like any page.
         middleware=[
@@ -84,6 +109,8 @@ def hosted_pages(
         ],
         exception_handlers={HTTPException: errors.http_error},
     )
+    app.state.server_name = server_name
+    return app
 
 
 async def _static(request: Request) -> Response:

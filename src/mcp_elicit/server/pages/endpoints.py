@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Protocol
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from mcp_elicit.flows import FlowError, FlowFinished, FlowNotFound, FlowOfAnotherUser, Flows
 from mcp_elicit.server.identity import Identity
-from mcp_elicit.server.links import SECRET_PURPOSE
+from mcp_elicit.server.links import OAUTH_PURPOSE, SECRET_PURPOSE
 from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.body import FormRefused, read_form
 from mcp_elicit.server.pages.csrf import FIELD_NAME, Csrf, came_from_this_origin
@@ -48,6 +49,16 @@ from mcp_elicit.server.vault import Vault
 from mcp_elicit.stores.records import FlowRecord, FlowStatus
 
 logger = logging.getLogger(__name__)
+
+
+class Connect(Protocol):
+    """Sends the browser of a live ``oauth`` flow's own user on to the provider
+    (``mcp_elicit.server.oauth.connect.Connector.connect``)."""
+
+    async def __call__(
+        self, request: Request, user: str, flow: FlowRecord, *, only_looking: bool
+    ) -> Response: ...
+
 
 # Ids we make are 32 characters; a longer one was never ours, so spare the store the lookup.
 _MAX_FLOW_ID = 128
@@ -87,8 +98,16 @@ class Pages:
     """The endpoints, sharing the flows, the vault, who the user is, and the CSRF keys."""
 
     def __init__(
-        self, *, flows: Flows, vault: Vault, identity: Identity, csrf: Csrf, server_name: str
+        self,
+        *,
+        flows: Flows,
+        vault: Vault,
+        identity: Identity,
+        csrf: Csrf,
+        server_name: str,
+        connect: Connect | None = None,
     ) -> None:
+        self._connect = connect
         self._flows = flows
         self._vault = vault
         self._identity = identity
@@ -98,7 +117,15 @@ class Pages:
     # -- endpoints ---------------------------------------------------------------------------
 
     async def entry(self, request: Request) -> Response:
-        """GET: the form, for the flow's owner."""
+        """GET: the form, for the flow's owner; for a flow that connects an account at a
+        provider (downstream OAuth), on to that provider (``connect``)."""
+        if self._connect is not None:
+            live = await self._live_flow(request)
+            if isinstance(live, Response):
+                return live
+            user, flow = live
+            if flow.purpose == OAUTH_PURPOSE:
+                return await self._connect(request, user, flow, only_looking=_only_looking(request))
         found = await self._live_secret_flow(request)
         if isinstance(found, Response):
             return found
@@ -184,6 +211,19 @@ class Pages:
         logger.info("hosted page: refused a browser that is not signed in")
         return self._refused(request, login=None)
 
+    async def _live_flow(self, request: Request) -> tuple[str, FlowRecord] | Response:
+        """The browser's user and their live flow, or the page to show instead (sign in,
+        refused, not found, where a finished flow stands)."""
+        user = await self._user(request)
+        if isinstance(user, Response):
+            return user
+        flow = await self._own_flow(request, user)
+        if isinstance(flow, Response):
+            return flow
+        if flow.status.finished:
+            return self._status(request, flow, flow.status)
+        return user, flow
+
     async def _live_secret_flow(
         self, request: Request
     ) -> tuple[str, FlowRecord, _Secret] | Response:
@@ -237,12 +277,13 @@ class Pages:
 
     def _status(self, request: Request, flow: FlowRecord, status: FlowStatus) -> Response:
         secret = _secret_details(flow, quiet=True)
+        title = flow.details.get("title") if flow.purpose == OAUTH_PURPOSE else None
         page = html.status_page(
             base=base_of(request),
             server_name=self._server_name,
             flow_id=flow.id,
             status=status,
-            label=secret.label if secret is not None else None,
+            label=secret.label if secret is not None else title if isinstance(title, str) else None,
             client=_client_of(flow),
         )
         return HTMLResponse(page, status_code=_STATUS_CODES.get(status, 200))

@@ -275,3 +275,20 @@ def problem_page(*, base: str, server_name: str, title: str, message: str) -> st
     """Any other refusal: a bad or oversized request, a wrong method, a server error."""
     body = f'<h1>{_e(title)}</h1>\n<p class="lead">{_e(message)}</p>'
     return _page(base=base, server_name=server_name, state="problem", title=title, body=body)
+
+
+def signout_page(*, base: str, server_name: str, token: str, next_path: str) -> str:
+    """Sign out of the pages, and straight on to sign in with another account. A form (a
+    POST with a CSRF token), so that no other site can sign the person out."""
+    title = "Sign out"
+    body = (
+        f"<h1>{title}</h1>\n"
+        f'<p class="lead">Sign out of {_e(server_name)} in this browser, then sign in with '
+        "the account the link was made for.</p>\n"
+        f'<form method="post" action="{_e(base)}/signout">\n'
+        f'<input type="hidden" name="csrf" value="{_e(token)}">\n'
+        f'<input type="hidden" name="next" value="{_e(next_path)}">\n'
+        '<p class="actions"><button class="button primary" type="submit">Sign out and sign '
+        "in again</button></p>\n</form>"
+    )
+    return _page(base=base, server_name=server_name, state="refused", title=title, body=body)

@@ -1,0 +1,342 @@
+"""Browser sign-in on the hosted pages: :class:`OidcIdentity`, an ``Identity`` for servers
+with many people.
+
+The MCP side is :class:`~mcp_elicit.server.identity.AccessTokenIdentity`'s: the user is
+(issuer, subject) of the verified access token. The browser side signs the person in at the
+same issuer with OpenID Connect (authorization code + PKCE, through authlib), so that one
+person is one user on both sides, and the same-user rule of the pages can hold.
+
+The rules, and why:
+
+- **A browser that is not signed in is sent to sign in** and comes back to the page it
+  wanted (``next``, which must be a path under the pages: never an open redirect).
+- **What the browser carries is sealed** (``sealed.Sealer``: AES-GCM, a key per purpose,
+  an expiry inside): the session cookie (``mcp_elicit_session``: the user, 8 hours by
+  default) and, while the person is at the provider, the sign-in's state cookie
+  (``mcp_elicit_signin``: ``state``, ``nonce``, the PKCE verifier, ``next``; 10 minutes). Both
+  are ``HttpOnly``, ``SameSite=Lax`` (the provider's redirect back is a top-level GET from
+  another site), ``Secure`` on https, and scoped to the pages' path.
+- **The callback trusts nothing it is sent**: ``state`` must equal the state cookie's
+  (constant-time); the code is exchanged with the verifier; the ID token must be signed by the
+  issuer's keys and name the issuer, this client (``aud``), the nonce, and be unexpired.
+  Anything else: a page saying sign-in failed, and no session.
+- **Switching account** ("this link was made for another account") starts a new sign-in with
+  ``prompt=login``; the session changes only when that sign-in completes. Signing out is a
+  POST with a CSRF token (a GET would let any page sign the person out).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import httpx2
+from authlib.common.security import generate_token
+from authlib.integrations.httpx_client import AsyncOAuth2Client
+from authlib.oauth2.rfc6749.errors import OAuth2Error
+from joserfc import jwt
+from joserfc.errors import JoseError
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from mcp_elicit.server.identity import AccessTokenIdentity
+from mcp_elicit.server.oauth.metadata import KeyCache, MetadataError, discover
+from mcp_elicit.server.oauth.sealed import Sealer
+from mcp_elicit.server.oauth.verifier import ALGORITHMS
+from mcp_elicit.server.pages import html
+from mcp_elicit.server.pages.body import FormRefused, read_form
+from mcp_elicit.server.pages.csrf import FIELD_NAME, Csrf, came_from_this_origin
+
+logger = logging.getLogger(__name__)
+
+SESSION_COOKIE = "mcp_elicit_session"
+SIGNIN_COOKIE = "mcp_elicit_signin"
+SIGNIN_PATH = "/signin"
+CALLBACK_PATH = "/signin/callback"
+SIGNOUT_PATH = "/signout"
+_SIGNIN_SECONDS = 600.0
+_SIGNOUT_BINDING = "signout"  # what the sign-out form's CSRF token is bound to
+
+
+def user_id(issuer: str, subject: str) -> str:
+    """One person's user id, the same as ``AccessTokenIdentity`` makes from a token."""
+    return json.dumps([issuer, subject], separators=(",", ":"))
+
+
+class OidcIdentity(AccessTokenIdentity):
+    """Users are the accounts of one OpenID provider, ``issuer``: on the MCP side through the
+    access tokens it issued (``protected_resource``), in the browser through signing in there.
+
+    ``client_id`` / ``client_secret``: this server's registration at the provider, with the
+    redirect URI ``<public_url>/elicit/signin/callback``. ``scopes``: what sign-in asks for
+    (``openid`` always). ``session_seconds``: how long a browser stays signed in."""
+
+    def __init__(
+        self,
+        issuer: str,
+        client_id: str,
+        client_secret: str | None = None,
+        *,
+        scopes: Sequence[str] = ("openid", "profile"),
+        session_seconds: float = 8 * 3600.0,
+        http: httpx2.AsyncClient | None = None,
+    ) -> None:
+        if not client_id:
+            raise ValueError("OidcIdentity needs the client_id this server has at the provider")
+        self.issuer = issuer
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self.scopes = tuple(dict.fromkeys(["openid", *scopes]))
+        self.session_seconds = session_seconds
+        self._http = http
+        self._keys = KeyCache(issuer, http=http)
+        self._session: Sealer | None = None
+        self._signin: Sealer | None = None
+        self._csrf: Csrf | None = None
+
+    def __repr__(self) -> str:  # never the client secret
+        return f"OidcIdentity(issuer={self.issuer!r}, client_id={self.client_id!r})"
+
+    # -- the Identity protocol -------------------------------------------------------------
+
+    async def user_of_browser(self, request: Request) -> str | None:
+        if self._session is None:
+            return None  # the pages have not been built: nobody can have signed in
+        session = self._session.open(request.cookies.get(SESSION_COOKIE))
+        user = session.get("user") if session is not None else None
+        return user if isinstance(user, str) and user else None
+
+    def login_url(self, request: Request) -> str | None:
+        """The sign-in page, coming back to this page; with ``prompt=login`` when someone is
+        signed in already (they are switching account)."""
+        query = {"next": _here(request)}
+        if request.cookies.get(SESSION_COOKIE):
+            query["prompt"] = "login"
+        return f"{_base(request)}{SIGNIN_PATH}?{urlencode(query)}"
+
+    # -- the pages' routes ------------------------------------------------------------------
+
+    def sign_in_routes(self, *, key: bytes, csrf: Csrf) -> list[BaseRoute]:
+        """The routes the hosted pages add for this identity, and the keys it seals with."""
+        self._session = Sealer(key, "browser-session")
+        self._signin = Sealer(key, "browser-signin")
+        self._csrf = csrf
+        return [
+            Route(SIGNIN_PATH, self._start, methods=["GET"]),
+            Route(CALLBACK_PATH, self._callback, methods=["GET"]),
+            Route(SIGNOUT_PATH, self._signout_page, methods=["GET"]),
+            Route(SIGNOUT_PATH, self._signout, methods=["POST"]),
+        ]
+
+    async def _start(self, request: Request) -> Response:
+        assert self._signin is not None
+        next_path = _safe_next(request, request.query_params.get("next"))
+        state, nonce, verifier = (generate_token(48) for _ in range(3))
+        try:
+            metadata = await discover(self.issuer, http=self._http)
+        except (MetadataError, httpx2.HTTPError) as error:
+            logger.warning("sign-in: the provider's metadata is unavailable: %s", error)
+            return _problem(
+                request,
+                "Sign-in is unavailable",
+                "The sign-in service did not answer. Try again in a moment.",
+                502,
+            )
+        extra: dict[str, str] = {"nonce": nonce}
+        if request.query_params.get("prompt") == "login":
+            extra["prompt"] = "login"
+        async with self._oauth(request) as oauth:
+            url, _ = oauth.create_authorization_url(
+                metadata.authorization_endpoint, state=state, code_verifier=verifier, **extra
+            )
+        response = RedirectResponse(url, status_code=303)
+        sealed = self._signin.seal(
+            {"state": state, "nonce": nonce, "verifier": verifier, "next": next_path},
+            ttl=_SIGNIN_SECONDS,
+        )
+        _set_cookie(response, request, SIGNIN_COOKIE, sealed, max_age=int(_SIGNIN_SECONDS))
+        return response
+
+    async def _callback(self, request: Request) -> Response:
+        assert self._signin is not None and self._session is not None
+        pending = self._signin.open(request.cookies.get(SIGNIN_COOKIE))
+        given = request.query_params.get("state", "")
+        if pending is None or not hmac.compare_digest(
+            str(pending["state"]).encode(), given.encode()
+        ):
+            logger.info("sign-in: refused a callback whose state is not this browser's")
+            return _problem(
+                request,
+                "Sign-in did not complete",
+                "This sign-in was not started in this browser, or took too long. Start again "
+                "from the link you were given.",
+                400,
+            )
+        if "error" in request.query_params:
+            error = request.query_params["error"]
+            logger.info("sign-in: the provider answered %s", error)
+            response: Response = _problem(
+                request,
+                "Sign-in was cancelled" if error == "access_denied" else "Sign-in failed",
+                "Nothing was changed. Open the link again to try once more.",
+                403 if error == "access_denied" else 502,
+            )
+            _clear_cookie(response, request, SIGNIN_COOKIE)
+            return response
+        try:
+            user = await self._finish(request, pending)
+        except (OAuth2Error, JoseError, ValueError, MetadataError, httpx2.HTTPError) as error:
+            logger.warning("sign-in failed: %s", type(error).__name__)
+            response = _problem(
+                request, "Sign-in failed", "The sign-in could not be checked. Try again.", 400
+            )
+            _clear_cookie(response, request, SIGNIN_COOKIE)
+            return response
+        response = RedirectResponse(_safe_next(request, pending.get("next")), status_code=303)
+        session = self._session.seal({"user": user}, ttl=self.session_seconds)
+        _set_cookie(response, request, SESSION_COOKIE, session, max_age=int(self.session_seconds))
+        _clear_cookie(response, request, SIGNIN_COOKIE)
+        logger.info("sign-in: a browser signed in")
+        return response
+
+    async def _finish(self, request: Request, pending: dict[str, Any]) -> str:
+        code = request.query_params.get("code")
+        if not code:
+            raise ValueError("no code")
+        metadata = await discover(self.issuer, http=self._http)
+        async with self._oauth(request) as oauth:
+            token = await oauth.fetch_token(
+                metadata.token_endpoint, code=code, code_verifier=pending["verifier"]
+            )
+        id_token = token.get("id_token")
+        if not isinstance(id_token, str):
+            raise ValueError("the provider sent no ID token")
+        claims = await self._keys.decode(id_token, list(ALGORITHMS))
+        jwt.JWTClaimsRegistry(
+            leeway=30,
+            iss={"essential": True, "value": self.issuer},
+            aud={"essential": True, "value": self.client_id},
+            sub={"essential": True},
+            exp={"essential": True},
+            nonce={"essential": True, "value": pending["nonce"]},
+        ).validate(claims)
+        return user_id(self.issuer, str(claims["sub"]))
+
+    async def _signout_page(self, request: Request) -> Response:
+        assert self._csrf is not None
+        cookie = self._csrf.cookie_of(request) or self._csrf.new_cookie()
+        page = html.signout_page(
+            base=_base(request),
+            server_name=_server_name(request),
+            token=self._csrf.token(cookie, _SIGNOUT_BINDING),
+            next_path=_safe_next(request, request.query_params.get("next")),
+        )
+        response = HTMLResponse(page)
+        self._csrf.set_cookie(response, cookie, request)
+        return response
+
+    async def _signout(self, request: Request) -> Response:
+        assert self._csrf is not None
+        try:
+            form = await read_form(request)
+        except FormRefused as refused:
+            return _problem(request, refused.title, refused.message, refused.status_code)
+        if not came_from_this_origin(request) or not self._csrf.token_is_valid(
+            request, _SIGNOUT_BINDING, form.get(FIELD_NAME)
+        ):
+            return _problem(
+                request, "Not signed out", "This form was not sent from this page.", 403
+            )
+        next_path = _safe_next(request, form.get("next"))
+        # Straight on to sign in again, as another account, back to where the person was.
+        query = urlencode({"next": next_path, "prompt": "login"})
+        response = RedirectResponse(f"{_base(request)}{SIGNIN_PATH}?{query}", status_code=303)
+        _clear_cookie(response, request, SESSION_COOKIE)
+        logger.info("sign-in: a browser signed out")
+        return response
+
+    def _oauth(self, request: Request) -> AsyncOAuth2Client:
+        return AsyncOAuth2Client(
+            client_id=self.client_id,
+            client_secret=self._client_secret,
+            token_endpoint_auth_method="client_secret_basic" if self._client_secret else "none",
+            scope=" ".join(self.scopes),
+            redirect_uri=f"{_origin(request)}{_base(request)}{CALLBACK_PATH}",
+            code_challenge_method="S256",
+            timeout=10.0,
+        )
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _base(request: Request) -> str:
+    root: str = request.scope.get("root_path", "")
+    return root.rstrip("/")
+
+
+def _origin(request: Request) -> str:
+    # The Host was checked against the pages' allow-list before any route ran.
+    return f"{request.url.scheme}://{request.url.netloc}"
+
+
+def _here(request: Request) -> str:
+    path = request.scope.get("root_path", "") + request.scope.get("path", "")
+    query = request.url.query
+    return f"{path}?{query}" if query else path
+
+
+def _safe_next(request: Request, wanted: object) -> str:
+    """Where to go after signing in: a path under the pages, or the pages' root. Never
+    another host, never a scheme-relative ``//x``, never a backslash trick."""
+    base = _base(request)
+    fallback = f"{base}/" if base else "/"
+    if not isinstance(wanted, str) or not wanted.startswith("/") or len(wanted) > 2048:
+        return fallback
+    parts = urlsplit(wanted)
+    if parts.scheme or parts.netloc or "\\" in wanted or wanted.startswith("//"):
+        return fallback
+    if base and not (parts.path == base or parts.path.startswith(base + "/")):
+        return fallback
+    return wanted
+
+
+def _set_cookie(
+    response: Response, request: Request, name: str, value: str, *, max_age: int
+) -> None:
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        path=request.scope.get("root_path") or "/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
+def _clear_cookie(response: Response, request: Request, name: str) -> None:
+    response.delete_cookie(
+        name,
+        path=request.scope.get("root_path") or "/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
+def _server_name(request: Request) -> str:
+    name = getattr(request.app.state, "server_name", None)
+    return name if isinstance(name, str) else "This server"
+
+
+def _problem(request: Request, title: str, message: str, status: int) -> HTMLResponse:
+    page = html.problem_page(
+        base=_base(request), server_name=_server_name(request), title=title, message=message
+    )
+    return HTMLResponse(page, status_code=status)

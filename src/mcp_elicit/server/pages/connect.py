@@ -1,0 +1,280 @@
+"""The pages' side of downstream OAuth (the ``oauth`` extra): the connect page and the
+provider's callback. Imported only when a server has providers (``Elicitation``).
+
+- **Connect** (a flow's own page, ``/elicit/flows/<id>``, for an ``oauth`` flow): the pages
+  have already checked that the browser is the flow's user (the same-user rule, before
+  anything about the flow is shown). It marks the flow opened and sends the browser to the
+  provider with PKCE S256 and a ``state`` sealed for this purpose, holding the flow id, the
+  user, the provider and the PKCE verifier, valid until the flow expires. A HEAD, a prefetch
+  or a link-preview bot gets a page with the link to go on, and changes nothing.
+- **Callback** (``/elicit/oauth/callback``): the ``state`` must open (else 400: it was
+  changed, or made by someone else's key), the browser must be the user it names (else 403:
+  a foreign ``state``), its flow must be live (a replayed ``state`` finds it finished: the
+  status page, nothing stored; an expired one: 410). Then ``error=access_denied`` declines the
+  flow; any other error, or a code the provider will not exchange, completes it with the
+  error for the tool to report; a code exchanged completes it with the tokens, in one step
+  of the store with the vault entry (``Flows.complete``).
+
+Nothing about the tokens reaches a page, a log line or the flow's details.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx2
+from authlib.common.security import generate_token
+from authlib.oauth2.rfc6749.errors import OAuth2Error
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from mcp_elicit.flows import FlowError, FlowFinished, Flows
+from mcp_elicit.server.identity import Identity
+from mcp_elicit.server.oauth.downstream import (
+    OAuthProvider,
+    dump_error,
+    dump_token,
+)
+from mcp_elicit.server.oauth.metadata import MetadataError
+from mcp_elicit.server.oauth.sealed import Sealer
+from mcp_elicit.server.pages import html
+from mcp_elicit.server.vault import Vault
+from mcp_elicit.stores.records import FlowRecord, FlowStatus
+
+logger = logging.getLogger(__name__)
+
+CALLBACK_PATH = "/oauth/callback"
+_STATE_PURPOSE = "oauth-state"
+
+
+class Connector:
+    """Connect pages and the callback for ``providers``, sharing the pages' flows, vault and
+    identity. ``key``: the pages' key (the ``state`` is sealed under a key derived from it,
+    the same on every instance, so a callback reaching another instance, or this one after a
+    restart, still opens it)."""
+
+    def __init__(
+        self,
+        *,
+        providers: Mapping[str, OAuthProvider],
+        flows: Flows,
+        vault: Vault,
+        identity: Identity,
+        key: bytes,
+        server_name: str,
+    ) -> None:
+        self._providers = dict(providers)
+        self._flows = flows
+        self._vault = vault
+        self._identity = identity
+        self._state = Sealer(key, _STATE_PURPOSE)
+        self._server_name = server_name
+
+    def routes(self) -> list[BaseRoute]:
+        return [Route(CALLBACK_PATH, self.callback, methods=["GET"])]
+
+    # -- connect -------------------------------------------------------------------------------
+
+    async def connect(
+        self, request: Request, user: str, flow: FlowRecord, *, only_looking: bool
+    ) -> Response:
+        """The flow's page, for its user (already checked): on to the provider."""
+        provider = self._providers.get(str(flow.details.get("provider")))
+        if provider is None:
+            logger.warning("flow %s names a provider this server does not have", flow.id)
+            return self._problem(
+                request,
+                "Nothing to connect",
+                "This server no longer connects to that service.",
+                404,
+            )
+        scopes = flow.details.get("scopes")
+        wanted = [str(s) for s in scopes] if isinstance(scopes, list) else list(provider.scopes)
+        verifier = generate_token(48)  # RFC 7636: 43 to 128 characters
+        state = self._state.seal(
+            {"flow": flow.id, "user": user, "provider": provider.name, "verifier": verifier},
+            ttl=max(1.0, flow.expires_at - time.time()),
+        )
+        try:
+            endpoints = await provider.endpoints()
+        except (MetadataError, httpx2.HTTPError) as error:
+            logger.warning("%s: metadata unavailable (%s)", provider.name, type(error).__name__)
+            return self._problem(
+                request,
+                f"{provider.shown_name} is unavailable",
+                f"{provider.shown_name} did not answer. Try the link again in a moment.",
+                502,
+            )
+        extra: dict[str, Any] = {"scope": " ".join(wanted)} if wanted else {}
+        if provider.resource:
+            extra["resource"] = provider.resource
+        async with provider.client(redirect_uri=self.redirect_uri(request)) as oauth:
+            url, _ = oauth.create_authorization_url(
+                endpoints.authorization, state=state, code_verifier=verifier, **extra
+            )
+        if only_looking:
+            # A preview or a prefetch: show where the link goes, move nothing.
+            page = html.problem_page(
+                base=_base(request),
+                server_name=self._server_name,
+                title=f"Connect {provider.shown_name}",
+                message=f"Open this link in your browser to connect {provider.shown_name}.",
+            )
+            return HTMLResponse(page)
+        try:
+            await self._flows.open(flow.id, user=user)
+        except FlowError as error:
+            return self._after(request, flow, error)
+        logger.info("flow %s: sent the browser to %s", flow.id, provider.name)
+        return RedirectResponse(url, status_code=303)
+
+    def redirect_uri(self, request: Request) -> str:
+        # The Host was checked against the pages' allow-list before any route ran.
+        return f"{request.url.scheme}://{request.url.netloc}{_base(request)}{CALLBACK_PATH}"
+
+    # -- the provider's callback ---------------------------------------------------------------
+
+    async def callback(self, request: Request) -> Response:
+        state = self._state.open(request.query_params.get("state"))
+        if state is None:
+            logger.info("oauth callback: refused a state that does not open")
+            return self._problem(
+                request,
+                "This sign-in could not be used",
+                "The link that brought you here was changed, is too old, or was not made by "
+                "this server. Nothing was saved.",
+                400,
+            )
+        user = await self._identity.user_of_browser(request)
+        if not user or user != state.get("user"):
+            logger.info("oauth callback: refused a state made for another browser's user")
+            page = html.refused_page(
+                base=_base(request),
+                server_name=self._server_name,
+                login_url=self._identity.login_url(request),
+            )
+            return HTMLResponse(page, status_code=403)
+        flow = await self._flows.get(str(state.get("flow")))
+        provider = self._providers.get(str(state.get("provider")))
+        if flow is None or provider is None or flow.user != user:
+            return HTMLResponse(
+                html.not_found_page(base=_base(request), server_name=self._server_name),
+                status_code=404,
+            )
+        if flow.status.finished:
+            # A replay (or a second tab): this flow has its answer already.
+            return self._status(request, flow, flow.status)
+        try:
+            if "error" in request.query_params:
+                return await self._provider_said_no(request, flow, provider, user)
+            token = await self._exchange(request, provider, state)
+        except (OAuth2Error, MetadataError, httpx2.HTTPError) as error:
+            code = getattr(error, "error", None) or "token_exchange_failed"
+            logger.warning("flow %s: %s refused the code (%s)", flow.id, provider.name, code)
+            return await self._complete(
+                request, flow, provider, user, dump_error(str(code), None), failed=True
+            )
+        except FlowError as error:
+            return self._after(request, flow, error)
+        return await self._complete(request, flow, provider, user, dump_token(token), failed=False)
+
+    async def _provider_said_no(
+        self, request: Request, flow: FlowRecord, provider: OAuthProvider, user: str
+    ) -> Response:
+        error = request.query_params["error"][:100]
+        if error == "access_denied":
+            try:
+                await self._flows.decline(flow.id, user=user)
+            except FlowError as failed:
+                return self._after(request, flow, failed)
+            logger.info("flow %s: consent denied at %s", flow.id, provider.name)
+            return RedirectResponse(html.status_url(_base(request), flow.id), status_code=303)
+        description = request.query_params.get("error_description")
+        logger.info("flow %s: %s answered %s", flow.id, provider.name, error)
+        return await self._complete(
+            request, flow, provider, user, dump_error(error, description), failed=True
+        )
+
+    async def _exchange(
+        self, request: Request, provider: OAuthProvider, state: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        code = request.query_params.get("code")
+        if not code:
+            raise OAuth2Error(error="invalid_request", description="no code")
+        endpoints = await provider.endpoints()
+        extra = {"resource": provider.resource} if provider.resource else {}
+        async with provider.client(redirect_uri=self.redirect_uri(request)) as oauth:
+            token = await oauth.fetch_token(
+                endpoints.token, code=code, code_verifier=str(state["verifier"]), **extra
+            )
+        if not isinstance(token.get("access_token"), str):
+            raise OAuth2Error(error="invalid_token_response", description="no access_token")
+        return dict(token)
+
+    async def _complete(
+        self,
+        request: Request,
+        flow: FlowRecord,
+        provider: OAuthProvider,
+        user: str,
+        kept: str,
+        *,
+        failed: bool,
+    ) -> Response:
+        name = provider.vault_name
+        try:
+            await self._flows.complete(
+                flow.id,
+                user=user,
+                result=self._vault.seal_for_flow(flow.id, user, name, kept),
+                # An error is for this call's tool only; tokens are kept for later calls too.
+                secret=None if failed else self._vault.seal(user, name, kept),
+            )
+        except FlowError as error:
+            return self._after(request, flow, error)
+        if failed:
+            return self._problem(
+                request,
+                f"{provider.shown_name} did not connect",
+                f"{provider.shown_name} answered with an error, so nothing was connected. "
+                "The app you came from has been told; you can close this tab.",
+                502,
+            )
+        logger.info("flow %s completed: %s connected", flow.id, provider.name)
+        return RedirectResponse(html.status_url(_base(request), flow.id), status_code=303)
+
+    # -- pages -------------------------------------------------------------------------------
+
+    def _status(self, request: Request, flow: FlowRecord, status: FlowStatus) -> Response:
+        page = html.status_page(
+            base=_base(request),
+            server_name=self._server_name,
+            flow_id=flow.id,
+            status=status,
+            label=str(flow.details.get("title") or "the connection"),
+            client=None,
+        )
+        return HTMLResponse(page, status_code=410 if status is FlowStatus.EXPIRED else 200)
+
+    def _after(self, request: Request, flow: FlowRecord, error: FlowError) -> Response:
+        if isinstance(error, FlowFinished):
+            return self._status(request, flow, error.status)
+        return HTMLResponse(
+            html.not_found_page(base=_base(request), server_name=self._server_name),
+            status_code=404,
+        )
+
+    def _problem(self, request: Request, title: str, message: str, status: int) -> Response:
+        page = html.problem_page(
+            base=_base(request), server_name=self._server_name, title=title, message=message
+        )
+        return HTMLResponse(page, status_code=status)
+
+
+def _base(request: Request) -> str:
+    root: str = request.scope.get("root_path", "")
+    return root.rstrip("/")
