@@ -15,6 +15,7 @@ from fastmcp import FastMCP
 from fastmcp.server.dependencies import FastMCPRequestContext
 from mcp import Client
 from mcp.client.session import ClientSession
+from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateBoundary
@@ -45,6 +46,16 @@ PINNED: list[tuple[str, Callable[[], bool]]] = [
     (
         "mcp.server.session.ServerSession._request_outbound (send_raw_request)",
         lambda: assigned_in_init(ServerSession, "_request_outbound"),
+    ),
+    (
+        "mcp.server.session.ServerSession._connection (send_raw_session_request)",
+        lambda: assigned_in_init(ServerSession, "_connection"),
+    ),
+    (
+        "mcp.server.connection.Connection.outbound (public: the session's own channel)",
+        lambda: (
+            "outbound" in Connection.__annotations__ and assigned_in_init(Connection, "outbound")
+        ),
     ),
     (
         "mcp.server.mcpserver.MCPServer._lowlevel_server",
@@ -142,7 +153,13 @@ def private_sdk_names() -> set[str]:
 
 def test_no_module_but_sdk_touches_a_private_sdk_name() -> None:
     private = private_sdk_names()
-    assert {"_request_outbound", "_lowlevel_server", "_build_session", "_mcp_server"} <= private
+    assert {
+        "_request_outbound",
+        "_connection",
+        "_lowlevel_server",
+        "_build_session",
+        "_mcp_server",
+    } <= private
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path == SDK_MODULE:
@@ -183,5 +200,11 @@ def test_no_class_of_ours_but_sdk_subclasses_the_sdk_to_override_a_private_metho
 
 def test_sdk_module_is_where_the_surface_is_said() -> None:
     text = Path(SDK_MODULE).read_text(encoding="utf-8")
-    for name in ("_request_outbound", "_lowlevel_server", "_build_session", "_srctx"):
+    for name in (
+        "_request_outbound",
+        "_connection",
+        "_lowlevel_server",
+        "_build_session",
+        "_srctx",
+    ):
         assert name in text

@@ -14,6 +14,11 @@ Server side:
   ``mode: "form"`` (undefined on 2025-06-18) and ``send_request`` validates the client's
   answer strictly before we can read it liberally (an early-draft result, a bad answer we
   must report field by field).
+- :func:`send_raw_session_request` — ``ServerSession._connection`` (its public ``outbound``):
+  a question asked by a task-augmented ``tools/call`` (2025-11-25) goes on the session's own
+  channel, the call itself having been answered with its ``CreateTaskResult``. The public
+  ``send_request`` reaches that channel, but validates the answer strictly (as above), and
+  ``ServerRequestContext`` has no public way to the connection.
 - :func:`replace_request_state_security` and :func:`add_request_handler` — only for
   ``Elicitation(server)`` on a server that was built without ``server_options()``: the SDK
   takes ``request_state_security=`` and ``extensions=`` at construction only.
@@ -54,6 +59,16 @@ async def send_raw_request(
     client's raw result."""
     options: CallOptions | None = None if timeout is None else {"timeout": timeout}
     return await session._request_outbound.send_raw_request(method, dict(params), options)
+
+
+async def send_raw_session_request(
+    session: ServerSession, method: str, params: Mapping[str, Any], *, timeout: float | None
+) -> Any:
+    """Send ``method`` on the session's own channel (the connection's, not a request's) and
+    return the client's raw result."""
+    options: CallOptions | None = None if timeout is None else {"timeout": timeout}
+    outbound = session._connection.outbound
+    return await outbound.send_raw_request(method, dict(params), options)
 
 
 def replace_request_state_security(server: Any, security: RequestStateSecurity) -> None:
@@ -220,4 +235,5 @@ __all__ = [
     "replace_request_state_security",
     "sdk_context_of",
     "send_raw_request",
+    "send_raw_session_request",
 ]

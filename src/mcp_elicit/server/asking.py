@@ -50,6 +50,7 @@ from mcp_elicit.server.questions import (
     question_for_type,
 )
 from mcp_elicit.server.scope import RequestScope, current_scope
+from mcp_elicit.server.tasks import related_task
 from mcp_elicit.server.wording import check_form_message
 
 T = TypeVar("T")
@@ -269,10 +270,19 @@ async def send_elicitation(
     scope: RequestScope, params: Mapping[str, Any], *, timeout: float | None
 ) -> Any:
     """Send ``elicitation/create`` on the tool call's own channel and return the raw result,
-    in the exact shape of the client's revision (see ``_sdk.send_raw_request`` for why)."""
-    return await _sdk.send_raw_request(
-        scope.request.session, ELICITATION_CREATE, params, timeout=timeout
-    )
+    in the exact shape of the client's revision (see ``_sdk.send_raw_request`` for why).
+
+    In a task (a task-augmented ``tools/call``, 2025-11-25) the call was answered already:
+    the question goes on the session's own channel, its ``_meta`` names the task, and the
+    task shows ``input_required`` until the person has answered."""
+    session = scope.request.session
+    if scope.task is None:
+        return await _sdk.send_raw_request(session, ELICITATION_CREATE, params, timeout=timeout)
+    params = related_task(params, scope.task.id)
+    with scope.waiting_for_person():
+        return await _sdk.send_raw_session_request(
+            session, ELICITATION_CREATE, params, timeout=timeout
+        )
 
 
 # -- 2026-07-28: a result, then a retry ---------------------------------------------------------

@@ -18,7 +18,8 @@ or fastmcp's (``FastMCP("booking", **elicitation.fastmcp_options())``). What it 
   question asked before a restart (or by another instance) is answered after it;
 - the flows, the vault and the hosted pages behind ``secret()`` (on the store, SQLite by
   default), and the identity that binds a flow to its user;
-- with ``url_draft=True``, the URL-mode draft's ``elicitation/track``.
+- with ``url_draft=True``, the URL-mode draft's ``elicitation/track``;
+- with ``tasks=True``, task-augmented ``tools/call`` on 2025-11-25 (``tasks``).
 
 ``Elicitation(server)`` still installs on a server already built; the SDK takes the sealing
 and new methods at construction only, so that path goes through ``mcp_elicit._sdk``.
@@ -109,6 +110,11 @@ class Elicitation:
     ``max_open_flows``: how many open (pending or opened) URL flows one user may have on
     this server (default 20; ``None``: no limit); past that, ``secret()`` and
     ``secret_required()`` fail with a tool error naming the limit.
+
+    ``tasks``: on 2025-11-25, run a ``tools/call`` that carries ``task`` as a task (the
+    ``tasks`` capability is declared, ``tasks/get``, ``tasks/result``, ``tasks/list`` and
+    ``tasks/cancel`` are served; the questions its tool asks name the task). In memory, while
+    :meth:`running`; on ``MCPServer`` only. ``mcp_elicit.server.tasks`` has the rules.
     """
 
     def __init__(
@@ -126,6 +132,7 @@ class Elicitation:
         max_held_retries: int = DEFAULT_MAX_HELD,
         server_id: str | None = None,
         max_open_flows: int | None = DEFAULT_MAX_OPEN_FLOWS,
+        tasks: bool = False,
     ) -> None:
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
@@ -145,6 +152,7 @@ class Elicitation:
                 url_draft=url_draft,
                 url_resume_wait=url_resume_wait,
                 max_held_retries=max_held_retries,
+                tasks=tasks,
             ),
             flow_ttl=flow_ttl,
             server_id=server_id,
@@ -200,11 +208,7 @@ class Elicitation:
         """The ``FastMCP(...)`` arguments that install elicitation: ``request_state_security``
         and ``middleware`` (ours, then yours). The URL-mode draft is not offered there
         (docs/fastmcp.md)."""
-        if self.settings.url_draft:
-            raise ValueError(
-                "the URL-mode draft (url_draft=True) is not offered on fastmcp servers "
-                "(docs/fastmcp.md)"
-            )
+        _refuse_on_fastmcp(self.settings)
         return {
             "request_state_security": self.request_state_security,
             "middleware": [self.fastmcp_middleware, *middleware],
@@ -230,6 +234,8 @@ class Elicitation:
         if self._server is not None:
             raise RuntimeError("this Elicitation is installed on a server already")
         served = _served(server)
+        if not isinstance(served, _SdkServer):
+            _refuse_on_fastmcp(self.settings, url_draft=False)
         served.adopt(self.runtime, self.request_state_security)
         self._server = served
 
@@ -369,7 +375,10 @@ class Elicitation:
         check_transport(public_url=self.public_url, allow_insecure_http=bool(self._insecure_http))
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self.flows.run_sweeper)
-            async with self.runtime.completions.running(tasks):
+            async with (
+                self.runtime.completions.running(tasks),
+                self._tasks_running(tasks),
+            ):
                 if serve_pages_on_loopback:
                     await tasks.start(self._serve_loopback)
                 try:
@@ -378,6 +387,12 @@ class Elicitation:
                     tasks.cancel_scope.cancel()
         if close_store:
             await self.store.aclose()
+
+    def _tasks_running(
+        self, group: anyio.abc.TaskGroup
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        tasks = self.runtime.tasks
+        return tasks.running(group) if tasks is not None else contextlib.nullcontext()
 
     def run(
         self,
@@ -537,6 +552,16 @@ class _SdkServer:
 
     def http_app(self) -> Starlette:
         return self.server.streamable_http_app()
+
+
+def _refuse_on_fastmcp(settings: Settings, *, url_draft: bool = True) -> None:
+    if url_draft and settings.url_draft:
+        raise ValueError(
+            "the URL-mode draft (url_draft=True) is not offered on fastmcp servers "
+            "(docs/fastmcp.md)"
+        )
+    if settings.tasks:
+        raise ValueError("tasks (tasks=True) are offered on MCPServer only, not on fastmcp")
 
 
 def _served(server: Any) -> _Served:

@@ -42,6 +42,8 @@ from mcp_elicit.server.answers import Declined
 from mcp_elicit.server.errors import CannotAsk, InvalidAnswer, LinkInText, SecretInForm
 from mcp_elicit.server.runtime import Runtime
 from mcp_elicit.server.scope import RequestScope, entered, scope_for
+from mcp_elicit.server.tasks import METHODS as TASK_METHODS
+from mcp_elicit.server.tasks import TASKS_VERSION, TaskRun, Tasks, requested_task
 from mcp_elicit.server.url_mode import UrlRequired, consent_of, no_url_mode
 
 
@@ -73,15 +75,18 @@ async def serve(
     runtime: Runtime,
     request: ServerRequestContext[Any, Any],
     run: Callable[[], Awaitable[Any]],
+    *,
+    task: TaskRun | None = None,
 ) -> Outcome:
-    """Run one request (``run``) in its scope; see the module docstring."""
+    """Run one request (``run``) in its scope, as ``task`` when it runs as one; see the module
+    docstring."""
     round_ = None
     if request.method in rounds.METHODS:
         params = request.params or {}
         round_ = rounds.Round.from_request(params.get("inputResponses"), params.get("requestState"))
         if round_.responses:
             await _resume_after_link(runtime, round_)
-    scope = scope_for(request, runtime, round_)
+    scope = scope_for(request, runtime, round_, task)
     with entered(scope):
         try:
             return Finished(await run())
@@ -192,7 +197,41 @@ class ElicitationMiddleware:
     ) -> HandlerResult:
         if ctx.request_id is None:  # a notification: nothing is asked through it
             return await call_next(ctx)
-        outcome = await serve(self.runtime, ctx, lambda: call_next(ctx))
+        tasks = self.runtime.tasks
+        if tasks is not None:
+            return await self._with_tasks(tasks, ctx, call_next)
+        return await self._served(ctx, call_next)
+
+    async def _with_tasks(
+        self, tasks: Tasks, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Tasks on (``Elicitation(tasks=True)``): declared in a 2025-11-25 ``initialize``,
+        offered in its ``tools/list``, served on its ``tasks/*``, and a ``tools/call`` with
+        ``task`` answered with the task while the call runs as it (rules in ``tasks``)."""
+        if ctx.method == "initialize":
+            return Tasks.declare(await self._served(ctx, call_next))
+        if ctx.protocol_version != TASKS_VERSION or ctx.session.client_params is None:
+            # Another revision, or before the handshake: no tasks here.
+            return await self._served(ctx, call_next)
+        if ctx.method == "tools/list":
+            return Tasks.offer(await self._served(ctx, call_next))
+        if ctx.method in TASK_METHODS:
+            return await tasks.handle(ctx, ctx.method, ctx.params)
+        requested = requested_task(ctx)
+        if requested is None:
+            return await self._served(ctx, call_next)
+        task = tasks.create(ctx, requested)
+        tasks.start(task, lambda: self._served(ctx, call_next, task=task))
+        return tasks.created(task)
+
+    async def _served(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: CallNext,
+        *,
+        task: TaskRun | None = None,
+    ) -> HandlerResult:
+        outcome = await serve(self.runtime, ctx, lambda: call_next(ctx), task=task)
         match outcome:
             case Finished(result):
                 return result  # type: ignore[no-any-return]

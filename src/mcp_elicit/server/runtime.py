@@ -21,6 +21,7 @@ from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.keys import DeploymentKey, state_directory
 from mcp_elicit.server.links import flow_path
+from mcp_elicit.server.tasks import Tasks
 from mcp_elicit.server.vault import Vault
 from mcp_elicit.stores import Store, open_store
 
@@ -35,6 +36,8 @@ class Settings:
     url_resume_wait: float = DEFAULT_URL_RESUME_WAIT
     # 2026-07-28: how many such retries are held at once (see completions).
     max_held_retries: int = DEFAULT_MAX_HELD
+    # 2025-11-25: run task-augmented tools/call as tasks (see tasks).
+    tasks: bool = False
 
 
 DEFAULT_SETTINGS = Settings()
@@ -84,6 +87,8 @@ class Runtime:
             max_held=settings.max_held_retries,
             user_of=identity.user_of_request,
         )
+        # Task-augmented tools/call (2025-11-25), only when asked for: None otherwise.
+        self.tasks = Tasks(identity.user_of_request) if settings.tasks else None
 
     @property
     def store(self) -> Store:

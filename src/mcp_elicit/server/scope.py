@@ -3,8 +3,9 @@ every request, read through a context variable (tasks a tool starts inherit it).
 
 One scope holds the SDK's request context (the client's revision and capabilities, the
 session to push a question through, the identity), the peer read from it, the server's
-:class:`~mcp_elicit.server.runtime.Runtime`, and on 2026-07-28 the :class:`Round`. There is no
-registry of servers: whatever a request needs comes with the request.
+:class:`~mcp_elicit.server.runtime.Runtime`, on 2026-07-28 the :class:`Round`, and for a
+task-augmented call (2025-11-25) the task it runs as. There is no registry of servers:
+whatever a request needs comes with the request.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mcp.server.context import ServerRequestContext
 from mcp_elicit.server.peer import Peer, peer_of_request
 from mcp_elicit.server.rounds import Round
 from mcp_elicit.server.runtime import DEFAULT_SETTINGS, Runtime, Settings
+from mcp_elicit.server.tasks import TaskRun
 
 
 @dataclass(slots=True)
@@ -28,6 +30,8 @@ class RequestScope:
     peer: Peer
     runtime: Runtime | None
     round: Round | None = None
+    task: TaskRun | None = None
+    """The task this request runs as (a task-augmented ``tools/call``), else ``None``."""
 
     @property
     def settings(self) -> Settings:
@@ -46,12 +50,21 @@ class RequestScope:
             )
         return self.round
 
+    def waiting_for_person(self) -> contextlib.AbstractContextManager[None]:
+        """Around a wait for the person (a question out, a page open): a task shows
+        ``input_required`` meanwhile."""
+        return self.task.input_required() if self.task is not None else contextlib.nullcontext()
+
 
 def scope_for(
-    request: ServerRequestContext[Any, Any], runtime: Runtime | None, round_: Round | None
+    request: ServerRequestContext[Any, Any],
+    runtime: Runtime | None,
+    round_: Round | None,
+    task: TaskRun | None = None,
 ) -> RequestScope:
     url_draft = runtime.settings.url_draft if runtime is not None else False
-    return RequestScope(request, peer_of_request(request, url_draft=url_draft), runtime, round_)
+    peer = peer_of_request(request, url_draft=url_draft)
+    return RequestScope(request, peer, runtime, round_, task)
 
 
 _CURRENT: contextvars.ContextVar[RequestScope | None] = contextvars.ContextVar(

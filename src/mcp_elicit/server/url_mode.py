@@ -254,14 +254,17 @@ async def _push(
     if consent is not None or flow is None:
         return consent or Accepted(None)
     runtime = scope.require_runtime("URL flows")
-    finished = await runtime.completions.after_link(
-        revision,
-        flow,
-        session=scope.request.session,
-        elicitation_id=elicitation_id,
-        request_id=scope.request.request_id,
-        timeout=timeout,
-    )
+    # In a task the person is still at it (input_required), and the call was answered
+    # already: its completion notice goes on the session's own channel.
+    with scope.waiting_for_person():
+        finished = await runtime.completions.after_link(
+            revision,
+            flow,
+            session=scope.request.session,
+            elicitation_id=elicitation_id,
+            request_id=scope.request.request_id if scope.task is None else None,
+            timeout=timeout,
+        )
     return _flow_answer(finished, timed_out=not finished.status.finished)
 
 
