@@ -34,7 +34,7 @@ import os
 import socket
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import anyio
 import anyio.abc
@@ -66,6 +66,9 @@ from mcp_elicit.server.runtime import DEFAULT_FLOW_TTL, Runtime, Settings, defau
 from mcp_elicit.server.scope import current_scope
 from mcp_elicit.server.vault import Vault
 from mcp_elicit.stores import Store
+
+if TYPE_CHECKING:
+    from mcp_elicit.server.oauth.downstream import OAuthProvider
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +118,10 @@ class Elicitation:
     ``tasks`` capability is declared, ``tasks/get``, ``tasks/result``, ``tasks/list`` and
     ``tasks/cancel`` are served; the questions its tool asks name the task). In memory, while
     :meth:`running`; on ``MCPServer`` only. ``mcp_elicit.server.tasks`` has the rules.
+
+    ``providers``: third parties a tool may get the user's token at with
+    ``mcp_elicit.server.oauth.authorize`` (downstream OAuth, the ``oauth`` extra; their
+    callback is ``<public_url>/elicit/oauth/callback``).
     """
 
     def __init__(
@@ -133,6 +140,7 @@ class Elicitation:
         server_id: str | None = None,
         max_open_flows: int | None = DEFAULT_MAX_OPEN_FLOWS,
         tasks: bool = False,
+        providers: Sequence[OAuthProvider] = (),
     ) -> None:
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
@@ -163,6 +171,10 @@ class Elicitation:
             ),
             max_open_flows=max_open_flows,
         )
+        names = [p.name for p in providers]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two OAuth providers share a name: {sorted(names)}")
+        self.runtime.providers = {p.name: p for p in providers}
         # What the hosted pages were allowed once built (pages_app, mount, run): None before.
         # From then on a public_url set later is held to the same https rule.
         self._insecure_http: bool | None = None
@@ -335,15 +347,32 @@ class Elicitation:
         self._insecure_http = allow_insecure_http
 
     def _pages(self, loopback_port: int | None) -> Starlette:
+        pages_key = self.key.derive("csrf")
+        server_name = self._server.name if self._server is not None else "This server"
+        connector = None
+        if self.runtime.providers:
+            # Only a server with providers needs the oauth extra.
+            from mcp_elicit.server.pages.connect import Connector
+
+            connector = Connector(
+                providers=self.runtime.providers,
+                flows=self.flows,
+                vault=self.vault,
+                identity=self.identity,
+                key=pages_key,
+                server_name=server_name,
+            )
         return hosted_pages(
             flows=self.flows,
             vault=self.vault,
             identity=self.identity,
-            csrf_key=self.key.derive("csrf"),
-            server_name=self._server.name if self._server is not None else "This server",
+            csrf_key=pages_key,
+            server_name=server_name,
             allowed_hosts=lambda: page_hosts(
                 public_url=self.public_url, loopback_port=loopback_port
             ),
+            connect=connector.connect if connector is not None else None,
+            extra_routes=connector.routes() if connector is not None else (),
         )
 
     def mount(

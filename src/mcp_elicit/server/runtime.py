@@ -76,6 +76,9 @@ class Runtime:
         self.identity = identity
         self.settings = settings
         self.public_url: str | None = None  # where the hosted pages are reached
+        # Downstream OAuth: the third parties a tool may get the user's token at, by name
+        # (mcp_elicit.server.oauth.OAuthProvider; set by Elicitation(providers=...)).
+        self.providers: dict[str, Any] = {}
         self._store_spec = store
         self._store: Store | None = store if not isinstance(store, str | None) else None
         self._flows: Flows | None = None

@@ -290,7 +290,7 @@ _REFRESHING: dict[tuple[str, str, str], anyio.Lock] = {}
 
 
 def provider_of(runtime: Runtime, name: str) -> OAuthProvider:
-    providers: Mapping[str, OAuthProvider] = getattr(runtime, "providers", {})
+    providers: Mapping[str, OAuthProvider] = runtime.providers
     found = providers.get(name)
     if found is None:
         known = ", ".join(sorted(providers)) or "none"
