@@ -56,6 +56,7 @@ logger = logging.getLogger(__name__)
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,62}")
 _EXPIRY_MARGIN = 30.0  # refresh a token this close to its expiry rather than hand it out
+_NOT_API_SCOPES = frozenset({"offline_access", "openid"})
 
 
 @dataclass(frozen=True)
@@ -405,13 +406,22 @@ def _token(provider: OAuthProvider, stored: Mapping[str, Any]) -> ProviderToken:
 def _covers(stored: Mapping[str, Any], wanted: Sequence[str]) -> bool:
     scope = stored.get("scope")
     granted = set(scope.split()) if isinstance(scope, str) else set()
-    # A provider that does not say which scopes it granted granted what was asked.
-    return not granted or set(wanted) <= granted
+    # A provider that does not say which scopes it granted granted what was asked. The
+    # scopes that ask for a refresh token or an ID token are not the API's: a token response
+    # for a resource commonly leaves them out.
+    return not granted or set(wanted) - _NOT_API_SCOPES <= granted
 
 
 def dump_token(token: Mapping[str, Any]) -> str:
     """What the vault keeps of a token response (never ``id_token`` or anything else)."""
-    return dump_token(token)
+    kept = {
+        k: token[k]
+        for k in ("access_token", "refresh_token", "token_type", "expires_at", "scope")
+        if token.get(k) is not None
+    }
+    if "expires_at" not in kept and isinstance(token.get("expires_in"), int | float):
+        kept["expires_at"] = time.time() + float(token["expires_in"])
+    return json.dumps(kept, separators=(",", ":"))
 
 
 def dump_error(error: str, description: str | None) -> str:

@@ -286,7 +286,8 @@ def _origin(request: Request) -> str:
 
 
 def _here(request: Request) -> str:
-    path = request.scope.get("root_path", "") + request.scope.get("path", "")
+    # request.url.path is the whole path as the browser asked for it (mount point included).
+    path = request.url.path
     query = request.url.query
     return f"{path}?{query}" if query else path
 

@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 
 CALLBACK_PATH = "/oauth/callback"
 _STATE_PURPOSE = "oauth-state"
+_STATE_GRACE = 3600.0
 
 
 class Connector:
@@ -97,7 +98,9 @@ class Connector:
         verifier = generate_token(48)  # RFC 7636: 43 to 128 characters
         state = self._state.seal(
             {"flow": flow.id, "user": user, "provider": provider.name, "verifier": verifier},
-            ttl=max(1.0, flow.expires_at - time.time()),
+            # Longer than the flow: a callback after the flow expired must still open, to be
+            # told so (the flow's own expiry is what refuses it).
+            ttl=max(0.0, flow.expires_at - time.time()) + _STATE_GRACE,
         )
         try:
             endpoints = await provider.endpoints()
@@ -110,6 +113,10 @@ class Connector:
                 502,
             )
         extra: dict[str, Any] = {"scope": " ".join(wanted)} if wanted else {}
+        if "offline_access" in wanted:
+            # OpenID Connect Core 11: offline_access (a refresh token) needs prompt=consent;
+            # providers drop the scope otherwise, and the token could not be refreshed.
+            extra["prompt"] = "consent"
         if provider.resource:
             extra["resource"] = provider.resource
         async with provider.client(redirect_uri=self.redirect_uri(request)) as oauth:
