@@ -42,6 +42,7 @@ from mcp_elicit.server.oauth import (
 )
 
 SERVER_NAME = "hotel"
+SERVER_ID = "hotel-files-e2e"
 PROVIDER = "example-files"
 
 
@@ -64,6 +65,7 @@ def build(config: dict[str, Any]) -> tuple[MCPServer, Elicitation]:
             )
         ],
         public_url=origin,
+        server_id=SERVER_ID,  # fixed, so that a test can open the vault with the key
         flow_ttl=float(config.get("flow_ttl", 600)),
         url_resume_wait=5.0,
     )

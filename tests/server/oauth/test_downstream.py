@@ -60,7 +60,7 @@ async def call_as(
     *,
     allow: bool = True,
 ) -> str:
-    handler = handler_for(person)
+    handler = handler_for(person, audit=w.tmp / "audit.jsonl")
     async with (
         client_for(w, token, handler, protocol, wire) as client,
         anyio.create_task_group() as tasks,
@@ -118,13 +118,20 @@ async def test_alice_connects_example_files_and_her_tool_reads_her_files(
             assert all(claims_of(t)["iss"] == w.files_as.issuer for t in received)
             assert all(claims_of(t)["sub"] == "alice" for t in received)
             assert all(claims_of(t)["aud"] == FILES_AUDIENCE for t in received)
-            # The third party's tokens are nowhere the client or an operator could read them.
-            for token in received:
-                for where, data in {
-                    "MCP traffic": wire.data(),
-                    "server log": w.server_output(),
-                    "store": w.store_bytes(),
-                }.items():
+            # The third party's tokens (the access tokens Example Files saw, and the refresh
+            # token, read from the vault with the deployment key) are nowhere the client or
+            # an operator could read them: not in the MCP traffic, the server's log (DEBUG),
+            # the client's audit log (not even redacted), or the store's files.
+            entry = await w.vault_entry("alice")
+            assert entry["refresh_token"] and entry["access_token"] in received
+            places = {
+                "MCP traffic": wire.data(),
+                "server log": w.server_output(),
+                "audit log": (w.tmp / "audit.jsonl").read_bytes(),
+                "store": w.store_bytes(),
+            }
+            for token in [*received, entry["refresh_token"]]:
+                for where, data in places.items():
                     assert data, where
                     assert token.encode() not in data, f"a token appears in the {where}"
             await context.close()

@@ -26,7 +26,16 @@ import httpx2
 from authlib.common.security import generate_token
 from authlib.integrations.httpx_client import AsyncOAuth2Client
 
-from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy, ScriptedRenderer
+from mcp_elicit.client import (
+    AuditLog,
+    ElicitationHandler,
+    ElicitingClient,
+    Policy,
+    ScriptedRenderer,
+)
+from mcp_elicit.server import DeploymentKey, Elicitation
+from mcp_elicit.server.keys import decode_key_text
+from mcp_elicit.server.oauth.signin import user_id
 from mcp_elicit.urls import UrlPolicy
 from tests.oidc_support import (
     Callback,
@@ -39,6 +48,7 @@ from tests.oidc_support import (
     sign_in,
     start_provider,
 )
+from tests.peer_servers.files_server import SERVER_ID
 from tests.peer_servers.secret_server import (
     HttpServer,
     RecordingTransport,
@@ -121,6 +131,23 @@ class World:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the server did not start") from None
                 time.sleep(0.1)
+
+    async def vault_entry(self, account: str) -> dict[str, Any]:
+        """What the vault keeps of ``account``'s Example Files token, opened with the
+        deployment key as the server would (the test's way to learn the refresh token)."""
+        elicitation = Elicitation(
+            key=DeploymentKey(decode_key_text(self.key) or b""),
+            store=f"sqlite:///{self.store_path}",
+            server_id=SERVER_ID,
+        )
+        try:
+            user = user_id(self.mcp_as.issuer, account)
+            found = await elicitation.vault.get(user, "oauth:example-files")
+            assert found is not None, f"nothing stored for {account}"
+            entry: dict[str, Any] = json.loads(found.get_secret_value())
+            return entry
+        finally:
+            await elicitation.store.aclose()
 
     def server_output(self) -> bytes:
         return b"".join(p.read_bytes() for p in sorted(self.logs.iterdir()))
@@ -273,7 +300,7 @@ class Person:
             await page.close()
 
 
-def handler_for(person: Person, answers: int = 4) -> ElicitationHandler:
+def handler_for(person: Person, answers: int = 4, audit: Path | None = None) -> ElicitationHandler:
     """Our client's handler: the person agrees to open links (a script standing in for the
     consent screen), and the opener hands them to :class:`Person`. Loopback http is allowed:
     the whole world runs on 127.0.0.1."""
@@ -281,6 +308,7 @@ def handler_for(person: Person, answers: int = 4) -> ElicitationHandler:
         ScriptedRenderer([{"action": "accept"}] * answers, completion_wait=60.0),
         opener=person.opener,
         policy=Policy(url_policy=UrlPolicy(allow_http_loopback=True)),
+        audit=AuditLog(audit, redact=False) if audit is not None else None,
     )
 
 
