@@ -37,8 +37,8 @@ from typing import Any
 
 import anyio
 import httpx2
+from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.httpx_client import AsyncOAuth2Client
-from authlib.oauth2.rfc6749.errors import OAuth2Error
 from pydantic import SecretStr
 
 from mcp_elicit.flows import TooManyOpenFlows
@@ -280,7 +280,7 @@ async def forget_authorization(ctx: Any, provider: str) -> bool:
                         await oauth.revoke_token(
                             endpoints.revocation, token=value, token_type_hint=hint
                         )
-    except (OAuth2Error, MetadataError, httpx2.HTTPError) as error:
+    except (AuthlibBaseError, MetadataError, httpx2.HTTPError) as error:
         logger.warning("%s: revoking a token failed (%s)", chosen.name, type(error).__name__)
     return await runtime.vault.forget(user, chosen.vault_name)
 
@@ -334,9 +334,11 @@ async def _refresh(
             token = dict(
                 await oauth.refresh_token(endpoints.token, refresh_token=refresh_token, **extra)
             )
-    except OAuth2Error as error:
+    except AuthlibBaseError as error:
         # invalid_grant: revoked or expired at the provider. Ask the person again.
-        logger.info("%s: the refresh token was refused (%s)", provider.name, error.error)
+        logger.info(
+            "%s: the refresh token was refused (%s)", provider.name, getattr(error, "error", error)
+        )
         await runtime.vault.forget(user, provider.vault_name)
         return None
     except (MetadataError, httpx2.HTTPError) as error:

@@ -35,9 +35,9 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import httpx2
+from authlib.common.errors import AuthlibBaseError
 from authlib.common.security import generate_token
 from authlib.integrations.httpx_client import AsyncOAuth2Client
-from authlib.oauth2.rfc6749.errors import OAuth2Error
 from joserfc import jwt
 from joserfc.errors import JoseError
 from starlette.requests import Request
@@ -190,7 +190,7 @@ class OidcIdentity(AccessTokenIdentity):
             return response
         try:
             user = await self._finish(request, pending)
-        except (OAuth2Error, JoseError, ValueError, MetadataError, httpx2.HTTPError) as error:
+        except (AuthlibBaseError, JoseError, ValueError, MetadataError, httpx2.HTTPError) as error:
             logger.warning("sign-in failed: %s", type(error).__name__)
             response = _problem(
                 request, "Sign-in failed", "The sign-in could not be checked. Try again.", 400
@@ -253,9 +253,15 @@ class OidcIdentity(AccessTokenIdentity):
                 request, "Not signed out", "This form was not sent from this page.", 403
             )
         next_path = _safe_next(request, form.get("next"))
-        # Straight on to sign in again, as another account, back to where the person was.
+        # A page of our own, not a redirect on to the provider: the pages' CSP allows forms
+        # to post only here (form-action 'self'), and browsers hold a form's redirects to it.
         query = urlencode({"next": next_path, "prompt": "login"})
-        response = RedirectResponse(f"{_base(request)}{SIGNIN_PATH}?{query}", status_code=303)
+        page = html.signed_out_page(
+            base=_base(request),
+            server_name=_server_name(request),
+            signin_url=f"{_base(request)}{SIGNIN_PATH}?{query}",
+        )
+        response: Response = HTMLResponse(page)
         _clear_cookie(response, request, SESSION_COOKIE)
         logger.info("sign-in: a browser signed out")
         return response

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import httpx2
+from authlib.common.errors import AuthlibBaseError
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc6749.errors import OAuth2Error
 from starlette.requests import Request
@@ -179,7 +180,7 @@ class Connector:
             if "error" in request.query_params:
                 return await self._provider_said_no(request, flow, provider, user)
             token = await self._exchange(request, provider, state)
-        except (OAuth2Error, MetadataError, httpx2.HTTPError) as error:
+        except (AuthlibBaseError, MetadataError, httpx2.HTTPError) as error:
             code = getattr(error, "error", None) or "token_exchange_failed"
             logger.warning("flow %s: %s refused the code (%s)", flow.id, provider.name, code)
             return await self._complete(

@@ -292,3 +292,15 @@ def signout_page(*, base: str, server_name: str, token: str, next_path: str) -> 
         "in again</button></p>\n</form>"
     )
     return _page(base=base, server_name=server_name, state="refused", title=title, body=body)
+
+
+def signed_out_page(*, base: str, server_name: str, signin_url: str) -> str:
+    """After signing out: sign in again, as whichever account the link was made for."""
+    title = "Signed out"
+    body = (
+        f"<h1>{title}</h1>\n"
+        f'<p class="lead">This browser is no longer signed in to {_e(server_name)}.</p>\n'
+        f'<p class="actions"><a class="button primary" href="{_e(signin_url)}">Sign in '
+        "again</a></p>"
+    )
+    return _page(base=base, server_name=server_name, state="saved", title=title, body=body)

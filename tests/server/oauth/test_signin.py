@@ -1,0 +1,246 @@
+"""``OidcIdentity``: browsers sign in to the hosted pages at a real OpenID provider.
+
+The pages are served on a loopback port with a secret flow of alice's; a real
+``oidc-provider`` signs people in; HTTP-level checks use httpx2, the sign-in itself a real
+Chromium. Each attack on the sign-in is here: a callback whose ``state`` is not this browser's,
+a tampered session cookie, an open redirect through ``next``, a sign-out posted from
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import httpx2
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.routing import Mount
+
+from mcp_elicit.server import DeploymentKey, Elicitation
+from mcp_elicit.server.oauth import OidcIdentity
+from mcp_elicit.server.oauth.signin import SESSION_COOKIE, SIGNIN_COOKIE, user_id
+from mcp_elicit.stores import FlowRecord
+from tests.browser_support import chromium
+from tests.oidc_support import Provider, consent, sign_in, start_provider
+from tests.peer_servers.secret_server import free_port
+
+pytestmark = [pytest.mark.anyio, pytest.mark.node, pytest.mark.browser]
+
+CLIENT = "pages"
+
+
+@dataclass
+class Site:
+    origin: str
+    provider: Provider
+    elicitation: Elicitation
+    flow: FlowRecord
+
+    @property
+    def flow_url(self) -> str:
+        return f"{self.origin}/elicit/flows/{self.flow.id}"
+
+
+@contextlib.asynccontextmanager
+async def site() -> AsyncIterator[Site]:
+    port = free_port()
+    origin = f"http://127.0.0.1:{port}"
+    secret = secrets.token_urlsafe(16)
+    config = {
+        "name": "Hotel accounts",
+        "clients": [
+            {
+                "client_id": CLIENT,
+                "client_secret": secret,
+                "redirect_uris": [f"{origin}/elicit/signin/callback"],
+            }
+        ],
+    }
+    with start_provider(config) as provider:
+        elicitation = Elicitation(
+            key=DeploymentKey.generate(),
+            store="memory://",
+            identity=OidcIdentity(provider.issuer, CLIENT, secret),
+            public_url=origin,
+        )
+        app = Starlette(routes=[Mount("/elicit", app=elicitation.pages_app(loopback_port=port))])
+        flow = await elicitation.flows.start(
+            user=user_id(provider.issuer, "alice"),
+            purpose="secret",
+            details={"name": "API_KEY", "message": "Your key"},
+        )
+        web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(web.serve)
+            with anyio.fail_after(10):
+                while not web.started:
+                    await anyio.sleep(0.01)
+            try:
+                yield Site(origin, provider, elicitation, flow)
+            finally:
+                web.should_exit = True
+
+
+def http() -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(follow_redirects=False, timeout=10)
+
+
+async def test_a_signed_out_browser_is_sent_to_sign_in_with_pkce() -> None:
+    async with site() as s, http() as client:
+        first = await client.get(s.flow_url)
+        assert first.status_code == 303
+        signin = first.headers["location"]
+        assert signin.startswith("/elicit/signin?")
+        assert parse_qs(urlsplit(signin).query)["next"] == [f"/elicit/flows/{s.flow.id}"]
+
+        start = await client.get(s.origin + signin)
+        assert start.status_code == 303
+        to = urlsplit(start.headers["location"])
+        assert f"{to.scheme}://{to.netloc}" == s.provider.issuer
+        asked = parse_qs(to.query)
+        assert asked["code_challenge_method"] == ["S256"] and asked["code_challenge"]
+        assert asked["client_id"] == [CLIENT] and asked["response_type"] == ["code"]
+        assert "openid" in asked["scope"][0].split() and asked["nonce"] and asked["state"]
+        cookie = start.headers["set-cookie"]
+        assert cookie.startswith(f"{SIGNIN_COOKIE}=")
+        assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Path=/elicit" in cookie
+        # What the cookie holds (state, nonce, PKCE verifier) is sealed, not readable.
+        assert asked["state"][0] not in cookie and asked["nonce"][0] not in cookie
+
+
+async def test_a_callback_whose_state_is_not_this_browsers_signs_nobody_in() -> None:
+    async with site() as s, http() as client:
+        start = await client.get(f"{s.origin}/elicit/signin?next=/elicit/")
+        state = parse_qs(urlsplit(start.headers["location"]).query)["state"][0]
+        for query in [f"state={state}x&code=abc", "state=&code=abc"]:
+            back = await client.get(f"{s.origin}/elicit/signin/callback?{query}")
+            assert back.status_code == 400
+            assert SESSION_COOKIE not in back.headers.get("set-cookie", "")
+        # Another browser (no sign-in cookie) with this browser's state: the same.
+        async with http() as other:
+            back = await other.get(f"{s.origin}/elicit/signin/callback?state={state}&code=abc")
+        assert back.status_code == 400
+        # The right state with a code the provider never issued: no session either.
+        back = await client.get(f"{s.origin}/elicit/signin/callback?state={state}&code=forged")
+        assert back.status_code == 400
+        assert SESSION_COOKIE not in back.headers.get("set-cookie", "")
+
+
+@pytest.mark.parametrize(
+    "wanted",
+    [
+        "https://evil.example/",
+        "//evil.example/x",
+        "/\\evil.example",
+        "/not-the-pages/x",
+        "javascript:alert(1)",
+        "elicit/flows/x",
+    ],
+)
+async def test_next_never_leaves_the_pages(wanted: str) -> None:
+    async with site() as s, http() as client:
+        start = await client.get(f"{s.origin}/elicit/signin", params={"next": wanted})
+        assert start.status_code == 303
+        # The sealed sign-in cookie keeps the path it will go back to; reading it back
+        # through the identity shows the fallback, never the wanted place.
+        identity = s.elicitation.identity
+        assert isinstance(identity, OidcIdentity)
+        sealed = start.cookies.get(SIGNIN_COOKIE)
+        kept = identity._signin.open(sealed) if identity._signin is not None else None
+        assert kept is not None and kept["next"] == "/elicit/"
+
+
+async def test_alice_signs_in_in_chromium_and_her_session_is_sealed_and_scoped() -> None:
+    async with site() as s, chromium() as browser:
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.goto(s.flow_url)
+        await sign_in(page, "alice")
+        if await page.get_by_role("button", name="Allow").count():
+            await consent(page)
+        # Back on the page she wanted: the secret form of her own flow.
+        assert page.url == s.flow_url
+        assert await page.get_by_role("button", name="Save").count()
+        cookies = {c["name"]: c for c in await context.cookies(s.flow_url)}
+        session = cookies[SESSION_COOKIE]
+        assert session["httpOnly"] and session["sameSite"] == "Lax" and session["path"] == "/elicit"
+        assert not session["secure"]  # http on loopback; Secure on https
+        assert "alice" not in session["value"]
+        assert SIGNIN_COOKIE not in cookies  # used up
+
+        # A tampered session is no session: sent to sign in again.
+        value = session["value"]
+        tampered = value[:-3] + ("AAA" if not value.endswith("AAA") else "BBB")
+        await context.add_cookies([{**session, "value": tampered}])
+        async with http() as client:
+            client.cookies.set(SESSION_COOKIE, tampered)
+            response = await client.get(s.flow_url)
+        assert response.status_code == 303 and "/elicit/signin" in response.headers["location"]
+
+        await context.close()
+
+
+async def test_bob_signed_in_is_refused_and_may_switch_account() -> None:
+    async with site() as s, chromium() as browser:
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.goto(s.flow_url)
+        await sign_in(page, "bob")
+        if await page.get_by_role("button", name="Allow").count():
+            await consent(page)
+        assert "This link was not made for you" in await page.inner_text("main")
+        switch = page.get_by_role("link", name="Sign in with another account")
+        href = await switch.get_attribute("href")
+        assert href is not None and "prompt=login" in href
+        flow = await s.elicitation.flows.get(s.flow.id)
+        assert flow is not None and flow.status.value == "pending"  # bob opened nothing
+        # Switching: the provider asks who signs in (prompt=login), alice does, and lands
+        # on her flow.
+        await switch.click()
+        await page.wait_for_load_state()
+        await sign_in(page, "alice")
+        if await page.get_by_role("button", name="Allow").count():
+            await consent(page)
+        assert page.url == s.flow_url
+        await context.close()
+
+
+async def test_sign_out_is_a_form_post_no_other_site_can_send() -> None:
+    async with site() as s, chromium() as browser:
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.goto(s.flow_url)
+        await sign_in(page, "alice")
+        if await page.get_by_role("button", name="Allow").count():
+            await consent(page)
+        session = {c["name"]: c["value"] for c in await context.cookies(s.flow_url)}[SESSION_COOKIE]
+
+        # Posted without the page's token (another site's form): refused, still signed in.
+        async with http() as client:
+            client.cookies.set(SESSION_COOKIE, session)
+            forged = await client.post(
+                f"{s.origin}/elicit/signout",
+                data={"next": "/elicit/"},
+                headers={"Origin": "https://evil.example"},
+            )
+        assert forged.status_code == 403
+        assert "set-cookie" not in forged.headers
+
+        # From the page itself: signed out, then on to sign in again as someone.
+        await page.goto(f"{s.origin}/elicit/signout?next=/elicit/flows/{s.flow.id}")
+        async with page.expect_navigation():
+            await page.get_by_role("button", name="Sign out and sign in again").click()
+        assert "no longer signed in" in await page.inner_text("main")
+        names = {c["name"] for c in await context.cookies(s.flow_url)}
+        assert SESSION_COOKIE not in names
+        async with page.expect_navigation():
+            await page.get_by_role("link", name="Sign in again").click()
+        assert page.url.startswith(s.provider.issuer)
+        assert "prompt=login" in page.url or await page.get_by_label("Account").count()
+        await context.close()
