@@ -312,3 +312,24 @@ async def test_the_server_killed_between_redirect_and_callback_loses_nothing(
             async with http, Client(transport, mode="legacy") as sdk:
                 result = await sdk.call_tool("list_files_later", {})
             assert text_of(result) == ALICE_FILES
+
+
+async def test_a_provider_error_is_a_tool_error_naming_the_provider(tmp_path: Path) -> None:
+    # The server's client secret at Example Files is wrong: the provider refuses to exchange
+    # the code. Nothing is stored, the page says so, and the tool's error names both.
+    with anyio.fail_after(TIMEOUT):
+        async with world(tmp_path) as w, chromium() as browser:
+            w.start(files_secret="not-the-secret")
+            token = await w.mcp_token(browser, "alice")
+            alice = Person(w, await browser.new_context(), "alice")
+            handler = handler_for(alice)
+            async with (
+                client_for(w, token, handler, "2025-11-25", Wire()) as client,
+                anyio.create_task_group() as tasks,
+            ):
+                tasks.start_soon(alice.follow_links)
+                result = await client.call_tool("list_files", {})
+                tasks.cancel_scope.cancel()
+            assert result.is_error
+            assert "Example Files did not authorize this server: invalid_client" in text_of(result)
+            assert w.files.received == []

@@ -92,8 +92,9 @@ class World:
     def logs(self) -> Path:
         return self.tmp / "logs"
 
-    def start(self, name: str = "server") -> HttpServer:
-        """Start (or start again) the MCP server process on the same port, store and key."""
+    def start(self, name: str = "server", *, files_secret: str | None = None) -> HttpServer:
+        """Start (or start again) the MCP server process on the same port, store and key.
+        ``files_secret``: a client secret for Example Files other than the right one."""
         config = {
             "port": self.port,
             "store": f"sqlite:///{self.store_path}",
@@ -102,7 +103,7 @@ class World:
             "pages_client_secret": self.secrets["pages"],
             "files_issuer": self.files_as.issuer,
             "files_client_id": FILES_CLIENT,
-            "files_client_secret": self.secrets["files"],
+            "files_client_secret": files_secret or self.secrets["files"],
             "files_url": self.files.url,
             "files_audience": FILES_AUDIENCE,
             "flow_ttl": self.flow_ttl,
