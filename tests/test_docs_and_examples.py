@@ -18,12 +18,14 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # Programs run elsewhere: servers are started by client_quickstart.py and the client tests,
 # the conformance client by the conformance suite (tests/client/test_conformance.py), and
-# script_a_run.py below, with a state directory of its own.
+# script_a_run.py below, with a state directory of its own; oauth_server.py by the downstream
+# OAuth tests (tests/server/oauth), with two OpenID providers.
 RUN_ELSEWHERE = {
     "booking_server.py",
     "conformance_client.py",
     "conformance_server.py",
     "fastmcp_server.py",
+    "oauth_server.py",
     "script_a_run.py",
     "server_quickstart.py",
 }

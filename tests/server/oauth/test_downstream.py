@@ -2,7 +2,7 @@
 
 Real parts only: two ``oidc-provider`` instances (Hotel accounts, the MCP authorization server
 where browsers sign in; Example Files, a third party with a resource server that accepts only
-its own tokens), the MCP server as a process of its own (``tests/peer_servers/files_server.py``),
+its own tokens), the MCP server as a process of its own (``examples/oauth_server.py``),
 our client with alice's access token, and alice (or bob) in a real Chromium. See ``world.py``.
 """
 

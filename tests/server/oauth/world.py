@@ -3,7 +3,7 @@
 Two real OpenID providers (``oidc-provider`` on Node 22): "Hotel accounts", the MCP
 authorization server where browsers sign in too, and "Example Files", a third party with its
 own resource server that accepts only its own tokens. The MCP server
-(``tests/peer_servers/files_server.py``) runs as a process of its own on a SQLite store, so a
+(``examples/oauth_server.py``) runs as a process of its own on a SQLite store, so a
 test can kill it; the MCP client is ours, with alice's (or bob's) access token from Hotel
 accounts; the person is a real Chromium driven with Playwright.
 """
@@ -48,7 +48,7 @@ from tests.oidc_support import (
     sign_in,
     start_provider,
 )
-from tests.peer_servers.files_server import SERVER_ID
+from tests.paths import EXAMPLES
 from tests.peer_servers.secret_server import (
     HttpServer,
     RecordingTransport,
@@ -57,7 +57,8 @@ from tests.peer_servers.secret_server import (
     server_env,
 )
 
-SCRIPT = Path(__file__).resolve().parents[2] / "peer_servers" / "files_server.py"
+SCRIPT = EXAMPLES / "oauth_server.py"
+SERVER_ID = "hotel-files-e2e"  # what examples/oauth_server.py sets
 FILES_AUDIENCE = "https://files.example/api"
 PAGES_CLIENT = "hotel-pages"
 FILES_CLIENT = "hotel"

@@ -1,7 +1,9 @@
-"""Hotel MCP with "connect your files": a protected server whose tools read Example Files with
-the signed-in user's own token there (downstream OAuth), for the end-to-end tests.
+"""Hotel MCP with "connect your files": a server for many people. MCP requests need an access
+token from the MCP authorization server, browsers sign in there too, and a tool reads the
+user's files at Example Files with the user's own token there (downstream OAuth). See
+docs/identity.md and docs/oauth.md; tests/server/oauth runs it against two real providers.
 
-    python tests/peer_servers/files_server.py CONFIG.json
+    python examples/oauth_server.py CONFIG.json
 
 CONFIG: ``port``, ``store`` (a store URL), ``mcp_issuer`` (the MCP authorization server, also
 where browsers sign in), ``pages_client_id``/``pages_client_secret`` (this server's client
