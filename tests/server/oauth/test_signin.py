@@ -23,7 +23,8 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from mcp_elicit.server import DeploymentKey, Elicitation
-from mcp_elicit.server.oauth import OidcIdentity
+from mcp_elicit.server.links import OAUTH_PURPOSE
+from mcp_elicit.server.oauth import OAuthProvider, OidcIdentity
 from mcp_elicit.server.oauth.signin import SESSION_COOKIE, SIGNIN_COOKIE, user_id
 from mcp_elicit.stores import FlowRecord
 from tests.browser_support import chromium
@@ -68,6 +69,8 @@ async def site() -> AsyncIterator[Site]:
             store="memory://",
             identity=OidcIdentity(provider.issuer, CLIENT, secret),
             public_url=origin,
+            # A third party (the same provider will do: only the link to it is looked at).
+            providers=[OAuthProvider("files", "files-client", "x", issuer=provider.issuer)],
         )
         app = Starlette(routes=[Mount("/elicit", app=elicitation.pages_app(loopback_port=port))])
         flow = await elicitation.flows.start(
@@ -243,4 +246,42 @@ async def test_sign_out_is_a_form_post_no_other_site_can_send() -> None:
             await page.get_by_role("link", name="Sign in again").click()
         assert page.url.startswith(s.provider.issuer)
         assert "prompt=login" in page.url or await page.get_by_label("Account").count()
+        await context.close()
+
+
+async def test_a_preview_of_a_connect_link_sends_nobody_anywhere() -> None:
+    async with site() as s, chromium() as browser:
+        connect = await s.elicitation.flows.start(
+            user=user_id(s.provider.issuer, "alice"),
+            purpose=OAUTH_PURPOSE,
+            details={"provider": "files", "title": "Files", "scopes": ["files:read"]},
+        )
+        url = f"{s.origin}/elicit/flows/{connect.id}"
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.goto(s.flow_url)
+        await sign_in(page, "alice")
+        if await page.get_by_role("button", name="Allow").count():
+            await consent(page)
+        session = {c["name"]: c["value"] for c in await context.cookies(s.flow_url)}
+        async with http() as client:
+            client.cookies.set(SESSION_COOKIE, session[SESSION_COOKIE])
+            # A chat app's preview, a prefetch, a HEAD: a page, no redirect, nothing opened.
+            for headers, method in [
+                ({"User-Agent": "Slackbot-LinkExpanding 1.0"}, "GET"),
+                ({"Sec-Purpose": "prefetch"}, "GET"),
+                ({}, "HEAD"),
+            ]:
+                looked = await client.request(method, url, headers=headers)
+                assert looked.status_code == 200, (headers, method)
+            flow = await s.elicitation.flows.get(connect.id)
+            assert flow is not None and flow.status.value == "pending"
+            # Alice herself: on to the provider, with PKCE and a sealed state.
+            went = await client.get(url)
+            assert went.status_code == 303
+            to = parse_qs(urlsplit(went.headers["location"]).query)
+            assert to["client_id"] == ["files-client"] and to["code_challenge_method"] == ["S256"]
+            assert connect.id not in to["state"][0] and "alice" not in to["state"][0]
+            flow = await s.elicitation.flows.get(connect.id)
+            assert flow is not None and flow.status.value == "opened"
         await context.close()

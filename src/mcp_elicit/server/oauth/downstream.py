@@ -31,6 +31,7 @@ import json
 import logging
 import re
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -287,7 +288,12 @@ async def forget_authorization(ctx: Any, provider: str) -> bool:
 
 # -- tokens in the vault -----------------------------------------------------------------------
 
-_REFRESHING: dict[tuple[str, str, str], anyio.Lock] = {}
+# One refresh at a time per (server, user, provider): a provider that rotates refresh tokens
+# revokes the whole grant when a used one is presented again. Weak: a lock lives only while
+# someone holds or waits for it, so many users do not grow this.
+_REFRESHING: weakref.WeakValueDictionary[tuple[str, str, str], anyio.Lock] = (
+    weakref.WeakValueDictionary()
+)
 
 
 def provider_of(runtime: Runtime, name: str) -> OAuthProvider:
@@ -308,7 +314,9 @@ async def stored_token(
     """A valid token from the vault, refreshed first when it has expired (one refresh at a
     time per user and provider in this process); ``None`` when there is none to use."""
     key = (runtime.vault.server, user, provider.name)
-    lock = _REFRESHING.setdefault(key, anyio.Lock())
+    lock = _REFRESHING.get(key)
+    if lock is None:
+        lock = _REFRESHING[key] = anyio.Lock()
     async with lock:
         stored = await _stored(runtime, provider, user)
         if stored is None or not _covers(stored, scopes):

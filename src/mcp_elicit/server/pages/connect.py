@@ -94,6 +94,15 @@ class Connector:
                 "This server no longer connects to that service.",
                 404,
             )
+        if only_looking:
+            # A preview or a prefetch: show where the link goes, move nothing.
+            page = html.problem_page(
+                base=_base(request),
+                server_name=self._server_name,
+                title=f"Connect {provider.shown_name}",
+                message=f"Open this link in your browser to connect {provider.shown_name}.",
+            )
+            return HTMLResponse(page)
         scopes = flow.details.get("scopes")
         wanted = [str(s) for s in scopes] if isinstance(scopes, list) else list(provider.scopes)
         verifier = generate_token(48)  # RFC 7636: 43 to 128 characters
@@ -124,15 +133,6 @@ class Connector:
             url, _ = oauth.create_authorization_url(
                 endpoints.authorization, state=state, code_verifier=verifier, **extra
             )
-        if only_looking:
-            # A preview or a prefetch: show where the link goes, move nothing.
-            page = html.problem_page(
-                base=_base(request),
-                server_name=self._server_name,
-                title=f"Connect {provider.shown_name}",
-                message=f"Open this link in your browser to connect {provider.shown_name}.",
-            )
-            return HTMLResponse(page)
         try:
             await self._flows.open(flow.id, user=user)
         except FlowError as error:
