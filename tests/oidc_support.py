@@ -187,6 +187,14 @@ async def sign_in(page: Any, account: str) -> None:
         await page.get_by_role("button", name="Sign in").click()
 
 
+async def sign_in_and_consent(page: Any, account: str) -> None:
+    """Sign in as ``account``, then Allow if the provider asks (it does not once a grant
+    covers the request)."""
+    await sign_in(page, account)
+    if await page.get_by_role("button", name="Allow").count():
+        await consent(page)
+
+
 async def cancel_sign_in(page: Any) -> None:
     """On the sign-in page: press Cancel (the client gets ``error=access_denied``)."""
     async with page.expect_navigation():

@@ -274,10 +274,11 @@ def text(result: types.CallToolResult) -> str:
 
 
 @contextlib.asynccontextmanager
-async def serve_on_loopback(app: Any, **config: Any) -> AsyncIterator[int]:
-    """Serve the ASGI ``app`` with uvicorn on a free 127.0.0.1 port; yield the port."""
+async def serve_on_loopback(app: Any, *, port: int = 0, **config: Any) -> AsyncIterator[int]:
+    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1: ``port``, or a free one; yield the
+    port."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     port: int = sock.getsockname()[1]
     web = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, **config))
     async with anyio.create_task_group() as tasks:

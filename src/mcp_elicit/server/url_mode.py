@@ -135,11 +135,8 @@ async def secret(
             return Accepted(stored)
 
     async def flow_for(existing: str | None) -> FlowRecord | None:
-        if existing is not None:
-            found = await runtime.flows.get(existing)
-            if found is not None and found.user == user:
-                return found
-        return await _start_secret_flow(runtime, user, name, message)
+        found = await flow_of_user(runtime, existing, user)
+        return found or await _start_secret_flow(runtime, user, name, message)
 
     answer = await url_question(
         ctx,
@@ -206,6 +203,15 @@ async def forget_secret(ctx: Any, name: str) -> bool:
 
 
 FlowFor = Callable[[str | None], Awaitable[FlowRecord | None]]
+
+
+async def flow_of_user(runtime: Runtime, flow_id: str | None, user: str) -> FlowRecord | None:
+    """The flow an earlier round sent (its id from the sealed state), when it is ``user``'s:
+    a 2026-07-28 retry goes on with the same flow instead of starting another."""
+    if flow_id is None:
+        return None
+    found = await runtime.flows.get(flow_id)
+    return found if found is not None and found.user == user else None
 
 
 async def url_question(

@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.browser_support import chromium
-from tests.oidc_support import consent, sign_in, wait_until_expired
+from tests.oidc_support import consent, wait_until_expired
 from tests.peer_servers.secret_server import Wire
 from tests.server.oauth.world import (
     FILES_AUDIENCE,
@@ -251,12 +251,7 @@ async def test_a_callback_after_the_flow_expired_is_refused(tmp_path: Path) -> N
             link = await flow_link(w, token)
             alice = Person(w, await browser.new_context(), "alice")
             # At Example Files' consent page when the flow expires.
-            page = await alice.go(
-                link,
-                stop_at=lambda url: url.startswith(w.files_as.issuer) and "/interaction/" in url,
-            )
-            if await page.get_by_label("Account").count():
-                await sign_in(page, "alice")
+            page = await alice.at_consent(link)
             await anyio.sleep(5)
             await consent(page)
             assert f"{w.origin}/elicit/" in page.url
@@ -296,14 +291,9 @@ async def test_the_server_killed_between_redirect_and_callback_loses_nothing(
             token = await w.mcp_token(browser, "alice")
             link = await flow_link(w, token)
             alice = Person(w, await browser.new_context(), "alice")
-            page = await alice.go(
-                link,
-                stop_at=lambda url: url.startswith(w.files_as.issuer) and "/interaction/" in url,
-            )
+            page = await alice.at_consent(link)
             first.kill()  # SIGKILL while alice is at Example Files
             w.start("second")
-            if await page.get_by_label("Account").count():
-                await sign_in(page, "alice")
             await consent(page)
             assert f"{w.origin}/elicit/flows/" in page.url  # the status page
             # The call again: the flow the dead process started was completed on the new one.

@@ -15,10 +15,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
-import anyio
 import httpx2
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
@@ -28,8 +26,9 @@ from mcp_elicit.server.oauth import OAuthProvider, OidcIdentity
 from mcp_elicit.server.oauth.signin import SESSION_COOKIE, SIGNIN_COOKIE, user_id
 from mcp_elicit.stores import FlowRecord
 from tests.browser_support import chromium
-from tests.oidc_support import Provider, consent, sign_in, start_provider
+from tests.oidc_support import Provider, sign_in_and_consent, start_provider
 from tests.peer_servers.secret_server import free_port
+from tests.server_support import serve_on_loopback
 
 pytestmark = [pytest.mark.anyio, pytest.mark.node, pytest.mark.browser]
 
@@ -78,16 +77,8 @@ async def site() -> AsyncIterator[Site]:
             purpose="secret",
             details={"name": "API_KEY", "message": "Your key"},
         )
-        web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(web.serve)
-            with anyio.fail_after(10):
-                while not web.started:
-                    await anyio.sleep(0.01)
-            try:
-                yield Site(origin, provider, elicitation, flow)
-            finally:
-                web.should_exit = True
+        async with serve_on_loopback(app, port=port):
+            yield Site(origin, provider, elicitation, flow)
 
 
 def http() -> httpx2.AsyncClient:
@@ -164,9 +155,7 @@ async def test_alice_signs_in_in_chromium_and_her_session_is_sealed_and_scoped()
         context = await browser.new_context()
         page = await context.new_page()
         await page.goto(s.flow_url)
-        await sign_in(page, "alice")
-        if await page.get_by_role("button", name="Allow").count():
-            await consent(page)
+        await sign_in_and_consent(page, "alice")
         # Back on the page she wanted: the secret form of her own flow.
         assert page.url == s.flow_url
         assert await page.get_by_role("button", name="Save").count()
@@ -194,9 +183,7 @@ async def test_bob_signed_in_is_refused_and_may_switch_account() -> None:
         context = await browser.new_context()
         page = await context.new_page()
         await page.goto(s.flow_url)
-        await sign_in(page, "bob")
-        if await page.get_by_role("button", name="Allow").count():
-            await consent(page)
+        await sign_in_and_consent(page, "bob")
         assert "This link was not made for you" in await page.inner_text("main")
         switch = page.get_by_role("link", name="Sign in with another account")
         href = await switch.get_attribute("href")
@@ -207,9 +194,7 @@ async def test_bob_signed_in_is_refused_and_may_switch_account() -> None:
         # on her flow.
         await switch.click()
         await page.wait_for_load_state()
-        await sign_in(page, "alice")
-        if await page.get_by_role("button", name="Allow").count():
-            await consent(page)
+        await sign_in_and_consent(page, "alice")
         assert page.url == s.flow_url
         await context.close()
 
@@ -219,9 +204,7 @@ async def test_sign_out_is_a_form_post_no_other_site_can_send() -> None:
         context = await browser.new_context()
         page = await context.new_page()
         await page.goto(s.flow_url)
-        await sign_in(page, "alice")
-        if await page.get_by_role("button", name="Allow").count():
-            await consent(page)
+        await sign_in_and_consent(page, "alice")
         session = {c["name"]: c["value"] for c in await context.cookies(s.flow_url)}[SESSION_COOKIE]
 
         # Posted without the page's token (another site's form): refused, still signed in.
@@ -260,9 +243,7 @@ async def test_a_preview_of_a_connect_link_sends_nobody_anywhere() -> None:
         context = await browser.new_context()
         page = await context.new_page()
         await page.goto(s.flow_url)
-        await sign_in(page, "alice")
-        if await page.get_by_role("button", name="Allow").count():
-            await consent(page)
+        await sign_in_and_consent(page, "alice")
         session = {c["name"]: c["value"] for c in await context.cookies(s.flow_url)}
         async with http() as client:
             client.cookies.set(SESSION_COOKIE, session[SESSION_COOKIE])

@@ -8,17 +8,13 @@ HTTP behind it and call it with the SDK's client.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-import anyio
 import httpx2
 import pytest
-import uvicorn
 from joserfc import jwk, jwt
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -31,6 +27,8 @@ from starlette.routing import Route
 from mcp_elicit.server import AccessTokenIdentity, Elicitation
 from mcp_elicit.server.oauth import JwtVerifier, protected_resource
 from mcp_elicit.server.oauth.metadata import forget_cached
+from tests.peer_servers.secret_server import free_port
+from tests.server_support import serve_on_loopback
 
 pytestmark = pytest.mark.anyio
 
@@ -88,29 +86,11 @@ class Issuer:
         return jwt.encode({"alg": alg, "kid": key.kid}, claims, key)
 
 
-@contextlib.asynccontextmanager
-async def served(app: Any) -> AsyncIterator[int]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port: int = sock.getsockname()[1]
-    web = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="on"))
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(lambda: web.serve(sockets=[sock]))
-        with anyio.fail_after(10):
-            while not web.started:
-                await anyio.sleep(0.01)
-        try:
-            yield port
-        finally:
-            web.should_exit = True
-    sock.close()
-
-
 @pytest.fixture
 async def issuer() -> AsyncIterator[Issuer]:
     forget_cached()
     made = Issuer()
-    async with served(made.app()) as port:
+    async with serve_on_loopback(made.app(), lifespan="on") as port:
         made.url = f"http://127.0.0.1:{port}"
         yield made
     forget_cached()
@@ -203,10 +183,7 @@ async def test_garbage_is_refused_quietly(issuer: Issuer, caplog: pytest.LogCapt
 
 
 async def test_a_protected_server_answers_only_requests_with_its_tokens(issuer: Issuer) -> None:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
+    port = free_port()
     resource = f"http://127.0.0.1:{port}/mcp"
     elicitation = Elicitation(store="memory://", identity=AccessTokenIdentity())
     server = MCPServer(
@@ -217,40 +194,27 @@ async def test_a_protected_server_answers_only_requests_with_its_tokens(issuer: 
     async def whoami(ctx: Context) -> str:
         return elicitation.user_of(ctx)
 
-    config = uvicorn.Config(
-        server.streamable_http_app(), host="127.0.0.1", port=port, log_config=None
-    )
-    web = uvicorn.Server(config)
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(web.serve)
-        with anyio.fail_after(10):
-            while not web.started:
-                await anyio.sleep(0.01)
-        try:
-            async with httpx2.AsyncClient() as http:
-                anonymous = await http.post(resource, json={})
-                assert anonymous.status_code == 401
-                assert "resource_metadata=" in anonymous.headers["www-authenticate"]
-                metadata = (
-                    await http.get(
-                        f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
-                    )
-                ).json()
-                assert metadata["resource"] == resource
-                assert metadata["authorization_servers"] == [issuer.url]
-                foreign = issuer.token(aud="https://files.example/api")
-                refused = await http.post(
-                    resource, json={}, headers={"Authorization": f"Bearer {foreign}"}
-                )
-                assert refused.status_code == 401
-            token = issuer.token(aud=resource)
-            headers = {"Authorization": f"Bearer {token}"}
-            async with (
-                httpx2.AsyncClient(headers=headers) as authorised,
-                Client(streamable_http_client(resource, http_client=authorised)) as client,
-            ):
-                result = await client.call_tool("whoami", {})
-            text = result.content[0].text  # type: ignore[union-attr]
-            assert json.loads(text) == [issuer.url, "alice"]
-        finally:
-            web.should_exit = True
+    async with serve_on_loopback(server.streamable_http_app(), port=port):
+        async with httpx2.AsyncClient() as http:
+            anonymous = await http.post(resource, json={})
+            assert anonymous.status_code == 401
+            assert "resource_metadata=" in anonymous.headers["www-authenticate"]
+            metadata = (
+                await http.get(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp")
+            ).json()
+            assert metadata["resource"] == resource
+            assert metadata["authorization_servers"] == [issuer.url]
+            foreign = issuer.token(aud="https://files.example/api")
+            refused = await http.post(
+                resource, json={}, headers={"Authorization": f"Bearer {foreign}"}
+            )
+            assert refused.status_code == 401
+        token = issuer.token(aud=resource)
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as authorised,
+            Client(streamable_http_client(resource, http_client=authorised)) as client,
+        ):
+            result = await client.call_tool("whoami", {})
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert json.loads(text) == [issuer.url, "alice"]

@@ -295,6 +295,18 @@ class Person:
                 )
         return page
 
+    async def at_consent(self, url: str) -> Any:
+        """Open ``url`` and stop at Example Files' consent page, signed in there."""
+        page = await self.go(
+            url,
+            stop_at=lambda here: (
+                here.startswith(self.world.files_as.issuer) and "/interaction/" in here
+            ),
+        )
+        if await page.get_by_label("Account").count():
+            await sign_in(page, self.account)
+        return page
+
     async def follow_links(self, *, allow: bool = True) -> None:
         """Follow each link the client opens (a task, until cancelled)."""
         async for url in self.links:

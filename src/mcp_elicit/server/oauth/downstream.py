@@ -49,7 +49,7 @@ from mcp_elicit.server.links import OAUTH_PURPOSE
 from mcp_elicit.server.oauth.metadata import MetadataError, discover
 from mcp_elicit.server.runtime import Runtime
 from mcp_elicit.server.scope import current_scope
-from mcp_elicit.server.url_mode import UrlRequired, no_url_mode, url_question
+from mcp_elicit.server.url_mode import UrlRequired, flow_of_user, no_url_mode, url_question
 from mcp_elicit.server.wording import refuse_links_in_text
 from mcp_elicit.stores import FlowRecord, FlowStatus
 
@@ -186,35 +186,28 @@ async def authorize(
     ``Accepted(ProviderToken)``; ``Declined()`` when the person declined the link or denied
     consent at the provider; ``Cancelled(...)`` as for any link. A provider error is an
     :class:`AuthorizationFailed` (a tool error naming the provider and the error)."""
-    scope = current_scope(ctx)
-    runtime = scope.require_runtime("downstream OAuth")
-    chosen = provider_of(runtime, provider)
-    wanted = tuple(scopes if scopes is not None else chosen.scopes)
-    text = message or f"Connect your {chosen.shown_name} account, so that this tool can use it."
-    refuse_links_in_text(text, where="authorize() message")
-    user = runtime.user_of(scope.request)
-    stored = await stored_token(runtime, chosen, user, wanted)
+    asking = _Asking.of(ctx, provider, scopes, message, where="authorize() message")
+    stored = await stored_token(asking.runtime, asking.provider, asking.user, asking.scopes)
     if stored is not None:
         return Accepted(stored)
 
     async def flow_for(existing: str | None) -> FlowRecord | None:
-        if existing is not None:
-            found = await runtime.flows.get(existing)
-            if found is not None and found.user == user:
-                return found
-        return await _start_flow(runtime, chosen, user, wanted, text)
+        found = await flow_of_user(asking.runtime, existing, asking.user)
+        return found or await asking.start_flow()
 
     answer = await url_question(
         ctx,
-        text,
-        pin=f"oauth:{chosen.name}",
+        asking.text,
+        pin=f"oauth:{asking.provider.name}",
         flow_for=flow_for,
-        url_of=lambda flow: runtime.flow_url(flow.id if flow is not None else ""),
+        url_of=lambda flow: asking.runtime.flow_url(flow.id if flow is not None else ""),
         timeout=timeout,
     )
     if not isinstance(answer, Accepted):
         return answer
-    return Accepted(await _token_of_flow(runtime, chosen, answer.value, user))
+    return Accepted(
+        await _token_of_flow(asking.runtime, asking.provider, answer.value, asking.user)
+    )
 
 
 async def authorization_required(
@@ -224,39 +217,73 @@ async def authorization_required(
     that must not block (-32042 on 2025-11-25); call :func:`stored_authorization` first."""
     scope = current_scope(ctx)
     if scope.peer.revision is None or not scope.peer.modes.url:
-        raise no_url_mode(scope.peer)
-    runtime = scope.require_runtime("downstream OAuth")
-    chosen = provider_of(runtime, provider)
-    wanted = tuple(scopes if scopes is not None else chosen.scopes)
-    text = message or f"Connect your {chosen.shown_name} account, so that this tool can use it."
-    refuse_links_in_text(text, where="authorization_required() message")
-    user = runtime.user_of(scope.request)
-    flow = await runtime.completions.linked_flow(scope.round)
-    if flow is None or flow.user != user or flow.details.get("provider") != chosen.name:
-        flow = await _start_flow(runtime, chosen, user, wanted, text)
-    return UrlRequired(runtime.flow_url(flow.id), text, flow_id=flow.id)
+        raise no_url_mode(scope.peer)  # no flow for a link that cannot be sent
+    asking = _Asking.of(ctx, provider, scopes, message, where="authorization_required() message")
+    # 2026-07-28: the retry after the link runs the tool again; while the flow the link leads
+    # to is still open, send the same link, not a new flow per retry.
+    flow = await asking.runtime.completions.linked_flow(scope.round)
+    if (
+        flow is None
+        or flow.user != asking.user
+        or flow.details.get("provider") != asking.provider.name
+    ):
+        flow = await asking.start_flow()
+    return UrlRequired(asking.runtime.flow_url(flow.id), asking.text, flow_id=flow.id)
 
 
 async def stored_authorization(
     ctx: Any, provider: str, *, scopes: Sequence[str] | None = None
 ) -> ProviderToken | None:
     """The user's valid (or refreshed) token at ``provider``, or ``None``; never asks."""
+    asking = _Asking.of(ctx, provider, scopes, None, where="stored_authorization()")
     scope = current_scope(ctx)
-    runtime = scope.require_runtime("downstream OAuth")
-    chosen = provider_of(runtime, provider)
-    wanted = tuple(scopes if scopes is not None else chosen.scopes)
-    user = runtime.user_of(scope.request)
     linked = scope.round.linked_flow() if scope.round is not None else None
     if linked is not None:
-        flow = await runtime.flows.get(linked)
+        flow = await flow_of_user(asking.runtime, linked, asking.user)
         if (
             flow is not None
             and flow.status is FlowStatus.COMPLETED
-            and flow.user == user
-            and flow.details.get("provider") == chosen.name
+            and flow.details.get("provider") == asking.provider.name
         ):
-            return await _token_of_flow(runtime, chosen, flow, user)
-    return await stored_token(runtime, chosen, user, wanted)
+            return await _token_of_flow(asking.runtime, asking.provider, flow, asking.user)
+    return await stored_token(asking.runtime, asking.provider, asking.user, asking.scopes)
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """Who asks for which provider's token, with what scopes and words."""
+
+    runtime: Runtime
+    provider: OAuthProvider
+    user: str
+    scopes: tuple[str, ...]
+    text: str
+
+    @classmethod
+    def of(
+        cls,
+        ctx: Any,
+        provider: str,
+        scopes: Sequence[str] | None,
+        message: str | None,
+        *,
+        where: str,
+    ) -> _Asking:
+        scope = current_scope(ctx)
+        runtime = scope.require_runtime("downstream OAuth")
+        chosen = provider_of(runtime, provider)
+        text = message or f"Connect your {chosen.shown_name} account, so that this tool can use it."
+        refuse_links_in_text(text, where=where)
+        return cls(
+            runtime=runtime,
+            provider=chosen,
+            user=runtime.user_of(scope.request),
+            scopes=tuple(scopes if scopes is not None else chosen.scopes),
+            text=text,
+        )
+
+    async def start_flow(self) -> FlowRecord:
+        return await _start_flow(self.runtime, self.provider, self.user, self.scopes, self.text)
 
 
 async def forget_authorization(ctx: Any, provider: str) -> bool:
@@ -264,10 +291,8 @@ async def forget_authorization(ctx: Any, provider: str) -> bool:
     when the provider has a revocation endpoint) and delete them here. ``True`` when there
     was something to forget. A revocation the provider refuses is logged; the tokens are
     deleted here all the same."""
-    scope = current_scope(ctx)
-    runtime = scope.require_runtime("downstream OAuth")
-    chosen = provider_of(runtime, provider)
-    user = runtime.user_of(scope.request)
+    asking = _Asking.of(ctx, provider, None, None, where="forget_authorization()")
+    runtime, chosen, user = asking.runtime, asking.provider, asking.user
     stored = await _stored(runtime, chosen, user)
     if stored is None:
         return False

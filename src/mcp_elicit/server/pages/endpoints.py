@@ -229,17 +229,13 @@ class Pages:
     ) -> tuple[str, FlowRecord, _Secret] | Response:
         """The browser's user, and their live secret flow, or the page to show instead: the
         same checks in the same order for the form and for what is posted from it."""
-        user = await self._user(request)
-        if isinstance(user, Response):
-            return user
-        flow = await self._own_flow(request, user)
-        if isinstance(flow, Response):
-            return flow
+        live = await self._live_flow(request)
+        if isinstance(live, Response):
+            return live
+        user, flow = live
         secret = _secret_details(flow)
         if secret is None:
             return self._not_found(request)
-        if flow.status.finished:
-            return self._status(request, flow, flow.status)
         return user, flow, secret
 
     async def _own_flow(self, request: Request, user: str) -> FlowRecord | Response:
