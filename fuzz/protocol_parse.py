@@ -11,7 +11,10 @@ Contract, for any JSON value (each parser is handed the value itself, and the ``
   their documented value or ``None``. None of them raises, and none changes its argument;
 - what was parsed without quirks can be built again for the same revision
   (``ElicitationRequest.to_params``, ``elicit_result``) and parses back to the same thing:
-  the strict builders accept what the liberal parsers read.
+  the strict builders accept what the liberal parsers read;
+- ``read_content_items`` (the early draft's answers) returns ``ContentItem``\ s or a non-empty
+  list of problems, each naming its item; what it read is built again by ``early_result``
+  and reads back the same.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from _harness import expect, json_from_bytes, main, too_deep
 
 with atheris.instrument_imports(include=["mcp_elicit"]):
     from mcp_elicit.protocol import (
+        ContentItem,
         ElicitationModes,
         ElicitationRequest,
         ElicitResult,
@@ -32,6 +36,7 @@ with atheris.instrument_imports(include=["mcp_elicit"]):
         ProtocolProblem,
         ProtocolVersion,
         capabilities_from_request,
+        early_result,
         elicit_result,
         modes_from_capabilities,
         parse_elicit_request,
@@ -41,6 +46,7 @@ with atheris.instrument_imports(include=["mcp_elicit"]):
         parse_input_required_result,
         parse_missing_capability_error,
         parse_url_required_error,
+        read_content_items,
     )
 
 REVISIONS = [version.value for version in ProtocolVersion]
@@ -89,6 +95,13 @@ WORDS = (
     "io.modelcontextprotocol/clientCapabilities",
     "https://example.com/x",
     "text",
+    "image",
+    "audio",
+    "data",
+    "mimeType",
+    "image/png",
+    "audio/wav",
+    "aGk=",
     "a",
     "",
 )
@@ -154,6 +167,14 @@ def parse_all(value: Any) -> None:
         expect(found is None or isinstance(found, dict), f"{name} gave {found!r}")
     completed = parse_elicitation_complete(value)
     expect(completed is None or (isinstance(completed, str) and completed), repr(completed))
+    items = read_content_items(value)
+    if isinstance(items, list):
+        problems_or(items, ContentItem, "read_content_items")
+        for problem in items:
+            expect(bool(problem.field), f"a content problem names no item: {problem!r}")
+    else:
+        again = read_content_items(early_result(items)["content"])
+        expect(again == items, f"content items changed on the way back: {items} -> {again}")
 
 
 def rebuilt_request(request: ElicitationRequest, revision: str) -> None:
