@@ -12,7 +12,7 @@ Contract, for any JSON value (each parser is handed the value itself, and the ``
 - what was parsed without quirks can be built again for the same revision
   (``ElicitationRequest.to_params``, ``elicit_result``) and parses back to the same thing:
   the strict builders accept what the liberal parsers read;
-- ``read_content_items`` (the early draft's answers) returns ``ContentItem``\ s or a non-empty
+- ``read_content_items`` (the early draft's answers) returns ``ContentItem`` objects or a non-empty
   list of problems, each naming its item; what it read is built again by ``early_result``
   and reads back the same.
 """
