@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -299,3 +300,38 @@ def test_a_server_that_cannot_be_reached_is_named(
     status = main(["call", "book", "--answers", str(answers), "http://127.0.0.1:1/mcp"])
     assert status == 1
     assert "cannot reach the server at http://127.0.0.1:1/mcp" in capsys.readouterr().err
+
+
+# -- --header and --sign-in ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("Authorization", "expected NAME:VALUE"),
+        (":Bearer x", "expected NAME:VALUE"),
+        ("Bad Name: x", "'Bad Name' is not an HTTP header name"),
+        ("X-Token:@/nonexistent/token", "X-Token: cannot read /nonexistent/token"),
+    ],
+)
+def test_a_bad_header_is_a_usage_error_naming_it(
+    capsys: pytest.CaptureFixture[str], given: str, said: str
+) -> None:
+    status, _, err = run(capsys, "call", "t", "http://127.0.0.1:1/mcp", "--header", given)
+    assert status == 2
+    assert f"argument --header: {said}" in err
+
+
+def test_a_header_value_can_come_from_a_file(tmp_path: Path) -> None:
+    from mcp_elicit.cli._host import _header
+
+    secret = tmp_path / "token"
+    secret.write_text("Bearer from-a-file\n")
+    assert _header(f"Authorization: @{secret}") == ("Authorization", "Bearer from-a-file")
+    assert _header("X-A:  b c ") == ("X-A", "b c")
+
+
+def test_header_and_sign_in_are_for_a_url(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "call", "t", "--sign-in", "no", "--", sys.executable, "-c", "")
+    assert status == 2
+    assert "--header and --sign-in are for a server given by its URL" in err

@@ -14,7 +14,13 @@ import anyio
 
 from mcp_elicit.cli._host import say
 from mcp_elicit.cli._io import UsageError, print_json
-from mcp_elicit.cli._running import announce_log, describe_failure, handler_of, server_of
+from mcp_elicit.cli._running import (
+    announce_log,
+    connection_options,
+    describe_failure,
+    handler_of,
+    server_of,
+)
 from mcp_elicit.client import AnswersError, ElicitingClient, ScriptedRenderer, load_answers
 from mcp_elicit.client.handler import open_in_browser
 from mcp_elicit.client.prompts import Notice
@@ -49,7 +55,13 @@ def call(args: argparse.Namespace) -> int:
         # Nobody to ask: the handler cancels every question (the audit log says "no-person").
         # Said once, up front, rather than found out afterwards from a cancelled result.
         say(NO_PERSON)
-    client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
+    client = ElicitingClient(
+        server,
+        handler,
+        protocol=args.protocol,
+        read_timeout=args.timeout,
+        **connection_options(args, server),
+    )
     return anyio.run(_call, client, args, arguments)
 
 

@@ -12,6 +12,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.cli._running import (
     announce_log,
+    connection_options,
     describe_failure,
     handler_of,
     server_of,
@@ -38,13 +39,25 @@ def connect(args: argparse.Namespace) -> int:
         page = WebRenderer()
         # The page opens a link itself, from the person's click on it: not the handler.
         handler = handler_of(args, page)
-        client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
+        client = ElicitingClient(
+            server,
+            handler,
+            protocol=args.protocol,
+            read_timeout=args.timeout,
+            **connection_options(args, server),
+        )
         return anyio.run(_web_session, page, client)
 
     from mcp_elicit.client.terminal import TerminalRenderer
 
     handler = handler_of(args, TerminalRenderer())
-    client = ElicitingClient(server, handler, protocol=args.protocol, read_timeout=args.timeout)
+    client = ElicitingClient(
+        server,
+        handler,
+        protocol=args.protocol,
+        read_timeout=args.timeout,
+        **connection_options(args, server),
+    )
     return anyio.run(_session, client)
 
 

@@ -32,6 +32,38 @@ def _modes(text: str) -> str:
     raise argparse.ArgumentTypeError(f"choose form, url, or both as form,url (not {text!r})")
 
 
+SIGN_IN_CHOICES = ("ask", "yes", "no")
+
+# RFC 9110 field-name: a token.
+_TOKEN_CHARACTERS = frozenset(
+    "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+
+def _header(text: str) -> tuple[str, str]:
+    """``--header``: ``NAME:VALUE`` (spaces around the value dropped); ``NAME:@FILE`` reads
+    the value from FILE, so that a token need not be on the command line."""
+    name, colon, value = text.partition(":")
+    name, value = name.strip(), value.strip()
+    if not colon or not name:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME:VALUE, as in 'Authorization: Bearer TOKEN' (not {text!r})"
+        )
+    if not set(name) <= _TOKEN_CHARACTERS:
+        raise argparse.ArgumentTypeError(f"{name!r} is not an HTTP header name")
+    if value.startswith("@"):
+        try:
+            with open(value[1:], encoding="utf-8") as file:
+                value = file.read().strip()
+        except OSError as error:
+            raise argparse.ArgumentTypeError(
+                f"{name}: cannot read {value[1:]}: {error.strerror}"
+            ) from None
+    if any(c in value for c in "\r\n\0"):
+        raise argparse.ArgumentTypeError(f"{name}: the value may not hold a line break")
+    return name, value
+
+
 def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split at the first ``--``: options before, the server command after."""
     words = list(argv)
@@ -76,6 +108,25 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also offer http:// links to this machine from a server given by URL (a server "
         "started with '-- command' may already: it runs on this machine as you)",
+    )
+    parser.add_argument(
+        "--sign-in",
+        choices=SIGN_IN_CHOICES,
+        default="ask",
+        help="a server given by URL that requires MCP authorization: ask before opening its "
+        "sign-in page in your browser (ask, the default), consent ahead for a script (yes: "
+        "the page still opens, and the browser must finish the sign-in), or never sign in "
+        "(no). Tokens are kept per server, owner-only, in the state directory",
+    )
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        type=_header,
+        metavar="NAME:VALUE",
+        help="send this HTTP header to a server given by URL (repeatable), e.g. "
+        "'Authorization: Bearer TOKEN'. A command line is visible to every user of this "
+        "machine: NAME:@FILE reads the value from FILE instead",
     )
     parser.add_argument(
         "--timeout",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Any
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
@@ -18,6 +19,7 @@ from mcp_elicit.client import AuditLog, ElicitationHandler, Policy
 from mcp_elicit.client.handler import open_in_browser
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.server_log import LoggedStdioServer
+from mcp_elicit.client.sign_in import SignIn
 from mcp_elicit.client.targets import TargetError, server_for
 from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.urls import UrlPolicy
@@ -56,6 +58,21 @@ def handler_of(
         url_policy=UrlPolicy(allow_http_loopback=args.allow_http_loopback),
     )
     return ElicitationHandler(renderer, policy=policy, audit=audit, opener=opener)
+
+
+def connection_options(args: argparse.Namespace, server: object) -> dict[str, Any]:
+    """``ElicitingClient``'s ``sign_in`` and ``headers`` from ``--sign-in`` and ``--header``
+    (for a server given by URL; with a command they are a usage error)."""
+    headers = dict(args.header)
+    if not isinstance(server, str):
+        if headers or args.sign_in != "ask":
+            raise UsageError("--header and --sign-in are for a server given by its URL")
+        return {}
+    if any(name.lower() == "authorization" for name in headers) or args.sign_in == "no":
+        return {"headers": headers}
+    ahead = SignIn(ask=False, announce=say, opener=open_in_browser)
+    sign_in = SignIn() if args.sign_in == "ask" else ahead
+    return {"headers": headers, "sign_in": sign_in}
 
 
 def describe_failure(

@@ -48,6 +48,11 @@ REMOVE_QUESTION = "Remove which file? (number or name): "
 TEXT_OR_FILE = "Type an answer or attach a file"
 URL_QUESTION = "Open this link in your browser? [y]es/[n]o (decline)/Esc cancel: "
 WAIT_QUESTION = "> "
+SIGN_IN_NOTE = (
+    "This is the server's own sign-in (MCP authorization), not a question from a tool: your\n"
+    "browser opens its authorization server's sign-in page, then comes back to mcp-elicit on\n"
+    "this machine (127.0.0.1). Check the domain below is who you expect to sign in with."
+)
 OPENED_QUESTION = "Press Enter once you have opened it yourself, Esc to cancel: "
 
 
@@ -276,7 +281,14 @@ def url_screen(prompt: UrlPrompt) -> tuple[list[str], str, list[str]]:
     """The consent screen: lines before the domain, the domain line, lines after it."""
     verdict = prompt.verdict
     server = clean(prompt.server, newlines=False)
-    before = [f"{server} asks you to open a link:", indented(prompt.message)]
+    if prompt.sign_in:
+        before = [
+            f"{server} asks you to sign in:",
+            indented(prompt.message),
+            SIGN_IN_NOTE,
+        ]
+    else:
+        before = [f"{server} asks you to open a link:", indented(prompt.message)]
     if prompt.required_by is not None:
         before.append(f"Required by: {clean(prompt.required_by, newlines=False)}")
     before.append(f"URL: {clean(prompt.url, newlines=False)}")
@@ -320,8 +332,13 @@ def domain_text(domain: str) -> str:
     return f"{shown} (punycode: {ascii_form})"
 
 
-def waiting_line(server: str, *, held: bool = False) -> str:
+def waiting_line(server: str, *, held: bool = False, sign_in: bool = False) -> str:
     name = clean(server, newlines=False)
+    if sign_in:
+        return (
+            f"Waiting for you to sign in to {name} in your browser … "
+            "this ends when the browser comes back; Esc cancels"
+        )
     if held:
         # 2026-07-28: the server holds the retry until the page is finished.
         return (

@@ -52,6 +52,7 @@ from mcp_elicit.client.handler import (
 )
 from mcp_elicit.client.prompts import Accept, Answer, Notice, UrlPrompt
 from mcp_elicit.client.server_log import LoggedStdioServer
+from mcp_elicit.client.sign_in import RefuseSignIn, SignIn, sign_in_auth
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
@@ -107,6 +108,14 @@ class ElicitingClient:
     revision (``"2025-06-18"``, ``"2025-11-25"``, ``"2026-07-28"``) or lets the SDK negotiate
     (``"auto"``); a server that will not speak the pinned one is an error.
 
+    A server given by URL may require MCP authorization (HTTP 401). With ``sign_in=True`` (or
+    a :class:`~mcp_elicit.client.sign_in.SignIn` with settings) the client signs the person
+    in: consent screen, browser, loopback redirect, tokens kept per server and refreshed
+    (docs/identity.md). Without it such a server raises
+    :class:`~mcp_elicit.client.sign_in.SignInRequired`. ``headers`` are sent with every
+    request (a static ``Authorization: Bearer ...`` token, for instance). Both are for a URL
+    only, and not with your own ``http_client``.
+
     Every other ``mcp.Client`` argument passes through (``sampling_callback``,
     ``list_roots_callback``, ``logging_callback``, ``log_level``, ``extensions``, ...): this
     client answers elicitations and leaves the rest of the SDK client as it is. Those it sets
@@ -127,6 +136,8 @@ class ElicitingClient:
         client_info: types.Implementation | None = None,
         message_handler: MessageHandlerFnT | None = None,
         http_client: httpx2.AsyncClient | None = None,
+        sign_in: SignIn | bool = False,
+        headers: Mapping[str, str] | None = None,
         **client_options: Any,
     ) -> None:
         ours = set(client_options) & _SET_BY_US
@@ -140,6 +151,16 @@ class ElicitingClient:
             )
         if protocol in _PROPOSED_BY_HAND and not handler.modes.form:
             raise ValueError(f"{protocol} has form mode only, and this handler does not offer it")
+        if (sign_in or headers) and not isinstance(server, str):
+            raise ValueError("sign_in and headers are for a server given by its http(s):// URL")
+        if (sign_in or headers) and http_client is not None:
+            raise ValueError(
+                "give sign_in and headers, or your own http_client (with its own auth), not both"
+            )
+        if sign_in and headers and any(k.lower() == "authorization" for k in headers):
+            raise ValueError(
+                "an Authorization header is a token already: give it, or sign_in, not both"
+            )
         self.server = server
         self.handler = handler
         # A server started here over stdio runs on this machine as this user (Policy).
@@ -152,6 +173,8 @@ class ElicitingClient:
         self.accepted_quirks: list[str] = []
         self._message_handler = message_handler
         self._http_client = http_client
+        self.sign_in: SignIn | None = SignIn() if sign_in is True else sign_in or None
+        self.headers = dict(headers or {})
         # Time, not rounds, limits the loop (call_tool); responses are not cached unless asked.
         self._client_options = {"cache": None, **client_options}
         self._client: _sdk.ElicitingSdkClient | None = None
@@ -167,8 +190,10 @@ class ElicitingClient:
         async with AsyncExitStack() as stack:
             server = self.server
             if isinstance(server, str):
-                http = self._http_client or _unpooled_http_client()
-                if self._http_client is None:
+                http = self._http_client
+                if http is None:
+                    auth = await self._auth(server)
+                    http = _unpooled_http_client(headers=self.headers, auth=auth)
                     await stack.enter_async_context(http)
                 server = streamable_http_client(server, http_client=http)
             client = _sdk.ElicitingSdkClient(
@@ -191,6 +216,15 @@ class ElicitingClient:
                 )
             self._stack = stack.pop_all()
         return self
+
+    async def _auth(self, url: str) -> httpx2.Auth:
+        if self.sign_in is not None:
+            return await sign_in_auth(url, self.sign_in, self.handler)
+        if any(k.lower() == "authorization" for k in self.headers):
+            why = "it refused the Authorization header given"
+        else:
+            why = "signing in is off (ElicitingClient(sign_in=True); mcp-elicit: --sign-in)"
+        return RefuseSignIn(url, why)
 
     async def __aexit__(self, *exc_info: Any) -> None:
         stack, self._stack, self._client = self._stack, None, None
@@ -344,13 +378,17 @@ def _draft(requests: list[ElicitationRequest]) -> bool:
     return any(r.revision_hint == ProtocolVersion.URL_DRAFT.value for r in requests)
 
 
-def _unpooled_http_client() -> httpx2.AsyncClient:
+def _unpooled_http_client(
+    *, headers: Mapping[str, str] | None = None, auth: httpx2.Auth | None = None
+) -> httpx2.AsyncClient:
     # SDK: its default pool holds 100 connections. Each tool call pending on an elicitation
     # holds one open (its response stream), and the answer needs another: at 99 pending calls
     # the answers wait for a connection that never frees. Unbounded, they cannot starve.
     # No read timeout either: a response stream may stay quiet while a person answers; the
     # request's own (pausable) timeout is the one that counts.
     return httpx2.AsyncClient(
+        headers=headers,
+        auth=auth,
         timeout=httpx2.Timeout(30.0, read=None),
         limits=httpx2.Limits(max_connections=None, max_keepalive_connections=64),
     )

@@ -483,6 +483,28 @@ class ElicitationHandler:
             asking.required_by,
         )
 
+    async def ask_person(self, question: Awaitable[Answer]) -> Answer:
+        """Put one renderer call before the person as elicitations are (one at a time unless
+        the renderer is ``concurrent``, request timeouts paused): for steps that are not an
+        elicitation, like signing in."""
+        return await self._ask(question)
+
+    async def open_link(
+        self,
+        prompt: UrlPrompt,
+        event: dict[str, Any],
+        *,
+        opener: Callable[[str], object] | None = None,
+    ) -> Answer:
+        """Open a link the person agreed to, as URL mode does (``opener`` instead of the
+        handler's when given); ``Accept`` once it is open, or once the person says they
+        opened it themselves."""
+        return await self._open(prompt, event, opener)
+
+    def record(self, event: dict[str, Any]) -> None:
+        """Append ``event`` to the audit log, if there is one."""
+        self._record(event)
+
     async def _ask(self, question: Awaitable[Answer]) -> Answer:
         """One prompt at a time on the screen, with every request timeout paused meanwhile.
 
@@ -512,14 +534,20 @@ class ElicitationHandler:
             await self._tell(notice)
         return _cancel(why)
 
-    async def _open(self, prompt: UrlPrompt, event: dict[str, Any]) -> Answer:
+    async def _open(
+        self,
+        prompt: UrlPrompt,
+        event: dict[str, Any],
+        opener: Callable[[str], object] | None = None,
+    ) -> Answer:
         """Open the link the person agreed to. When the browser did not open it, the person
         is told, shown the link, and asked: ``Accept`` only once they say they opened it
         themselves."""
-        if self.opener is None or getattr(self.renderer, "opens_links", False):
+        opener = opener if opener is not None else self.opener
+        if opener is None or getattr(self.renderer, "opens_links", False):
             return Accept()
         try:
-            opened = self.opener(prompt.url)
+            opened = opener(prompt.url)
         except Exception as error:  # the opener's failure is the person's to hear about
             logger.debug("the link could not be opened: %s", error, exc_info=True)
             why = f"the browser could not be started ({type(error).__name__}: {error})"

@@ -46,7 +46,10 @@ class UrlPrompt:
     ``held`` is set only in ``wait_for_completion`` on 2026-07-28: the person agreed, the call
     was retried with that answer, and the server may hold the retry until the page is
     finished; ``completed`` is then set when the server answers it, and an ``Accept``
-    (done) makes the client ask the server again at once.
+    (done) makes the client ask the server again at once. ``sign_in`` marks the server's own
+    sign-in (MCP authorization, :mod:`mcp_elicit.client.sign_in`), not a question from a
+    tool: renderers say so; in ``wait_for_completion`` ``completed`` is set when the browser
+    has come back.
     """
 
     server: str
@@ -57,6 +60,7 @@ class UrlPrompt:
     revision: str = ""
     required_by: str | None = None
     held: bool = False
+    sign_in: bool = False
 
 
 Prompt: TypeAlias = FormPrompt | UrlPrompt

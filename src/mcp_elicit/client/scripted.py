@@ -14,7 +14,9 @@ Each entry answers the next request, in order:
   read when the list is checked (a path relative to the working directory)
 - ``{"action": "decline"}``, ``{"action": "cancel"}``
 
-In URL mode one ``accept`` is both consent and "I am done". When the list runs out, the next
+In URL mode one ``accept`` is both consent and "I am done". A server's sign-in (MCP
+authorization) takes no entry: it is declined, and the notices say to consent ahead
+(``SignIn(ask=False)``, ``mcp-elicit call --sign-in yes``). When the list runs out, the next
 request is cancelled (marked ``no-person``) and the ``exhausted`` callback says so. On
 2026-07-28 the retry that carries a link's ``accept`` is left to the server: a script never
 says "done" early, and if the page is still not finished the next entry answers the link
@@ -190,6 +192,17 @@ class ScriptedRenderer:
         return Accept(content, answer.attachments)
 
     async def ask_url(self, prompt: UrlPrompt) -> Answer:
+        if prompt.sign_in:
+            # Signing in is not a question from a tool, and the entries answer those only:
+            # a script consents ahead instead (SignIn(ask=False), `--sign-in yes`).
+            await self.notify(
+                Notice(
+                    prompt.server,
+                    "requires sign-in, which answers do not consent to: give --sign-in yes",
+                    "error",
+                )
+            )
+            return Decline()
         answer = self._next(prompt.server, prompt.message)
         if answer is None:
             return Cancel("answers-exhausted", no_person=True)
@@ -198,8 +211,9 @@ class ScriptedRenderer:
         return Decline() if answer.action == "decline" else Cancel()
 
     async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
-        if prompt.held:
-            # 2026-07-28: the server holds the retry while the page is open, and answers it
+        if prompt.held or prompt.sign_in:
+            # A sign-in ends when the browser comes back. 2026-07-28: the server holds the
+            # retry while the page is open, and answers it
             # (or asks for the link again: the next entry answers that). Never "done" early.
             await completed.wait()
             return Accept()

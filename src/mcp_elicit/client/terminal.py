@@ -132,7 +132,7 @@ class TerminalRenderer:
         return answer
 
     async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
-        self._say(text.waiting_line(prompt.server, held=prompt.held))
+        self._say(text.waiting_line(prompt.server, held=prompt.held, sign_in=prompt.sign_in))
         answer: Answer = Accept()
         if not completed.is_set():
             async with anyio.create_task_group() as group:
@@ -150,7 +150,8 @@ class TerminalRenderer:
         if isinstance(answer, Cancel):
             self._say("Cancelled.")
         elif completed.is_set():
-            self._say(f"{text.clean(prompt.server, newlines=False)} confirmed.")
+            name = text.clean(prompt.server, newlines=False)
+            self._say(f"Signed in to {name}." if prompt.sign_in else f"{name} confirmed.")
         else:
             self._say("Done.")
         return answer

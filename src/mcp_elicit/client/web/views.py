@@ -66,7 +66,11 @@ def prompt_view(pending: Pending) -> dict[str, Any]:
     elif pending.kind == "url":
         view |= url_view(prompt)
     else:
-        view |= {"url": clean(prompt.url, newlines=False), "held": prompt.held}
+        view |= {
+            "url": clean(prompt.url, newlines=False),
+            "held": prompt.held,
+            "sign_in": prompt.sign_in,
+        }
     return view
 
 
@@ -164,6 +168,7 @@ def url_view(prompt: UrlPrompt) -> dict[str, Any]:
         "host": shown_host,
         "warnings": [f"Warning: {clean(r.message, newlines=False)}" for r in verdict.reasons],
         "required_by": None if prompt.required_by is None else clean(prompt.required_by),
+        "sign_in": prompt.sign_in,
     }
 
 

@@ -654,8 +654,11 @@
     }
 
     return h("article", { class: "prompt link" },
-      asker(prompt, " asks you to open a link:"),
+      asker(prompt, prompt.sign_in ? " asks you to sign in:" : " asks you to open a link:"),
       h("h1", { id: "prompt-heading", tabindex: "-1", class: "message", text: prompt.message }),
+      prompt.sign_in
+        ? h("p", { class: "sign-in-note", text: "This is the server's own sign-in (MCP authorization), not a question from a tool. The link opens its authorization server's sign-in page; your browser then comes back to mcp-elicit on this machine (127.0.0.1). Check the domain is who you expect to sign in with." })
+        : null,
       h("dl", { class: "link-facts" }, ...rows.map(([term, detail]) => [h("dt", { text: term }), h("dd", {}, detail)])),
       warned
         ? h("ul", { class: "warnings" }, ...prompt.warnings.map((text) => h("li", { text })))
@@ -667,6 +670,14 @@
   }
 
   function drawWaiting(prompt) {
+    if (prompt.sign_in) {
+      return h("article", { class: "prompt waiting" },
+        asker(prompt, " is waiting for you"),
+        h("h1", { id: "prompt-heading", tabindex: "-1", text: "Waiting for you to sign in" }),
+        h("p", { class: "message", text: prompt.message }),
+        h("p", { class: "explain", text: "Finish signing in on the page that opened. This ends by itself when your browser comes back; Cancel gives up." }),
+        actions(cancelButton(prompt)));
+    }
     return h("article", { class: "prompt waiting" },
       asker(prompt, " is waiting for you"),
       h("h1", { id: "prompt-heading", tabindex: "-1", text: "Waiting for you to finish on the page" }),

@@ -1,0 +1,370 @@
+"""Signing in to a server that requires MCP authorization (OAuth 2.1), as a native app.
+
+:class:`ElicitingClient` ``(sign_in=True)`` gives its HTTP connection the SDK's OAuth client
+(``mcp.client.auth.OAuthClientProvider``: discovery, dynamic registration, PKCE, the code
+exchange, refresh). What this module adds is what the SDK leaves to its caller, done the way
+URL mode is done:
+
+- **Consent first.** The sign-in link is checked like any URL-mode link
+  (:func:`mcp_elicit.urls.check_url`: a blocked one is refused and never shown) and shown on
+  the renderer's consent screen, marked as a sign-in (``UrlPrompt.sign_in``): this is the
+  server's own authorization, not a question from a tool, and the screen says so. Nothing
+  opens before the person agrees; then the handler's opener opens it (never on a command
+  line: :mod:`mcp_elicit.client.opening`).
+- **The redirect comes back to a loopback port** (:mod:`mcp_elicit.client._loopback`),
+  which takes only the response carrying this sign-in's ``state``.
+- **Tokens are kept per server**, owner-only and encrypted (:class:`TokenFile`), and
+  refreshed by the SDK when they expire; a refresh that fails means signing in again.
+- **What went wrong is said**: :class:`SignInRequired` when signing in is off or nobody can
+  be asked, :class:`SignInRefused` when the person declined, cancelled or denied at the
+  provider, or the link was blocked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import httpx2
+from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.client.auth.oauth2 import OAuthContext
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    OAuthToken,
+    ProtectedResourceMetadata,
+)
+from pydantic import AnyUrl
+
+from mcp_elicit.client._loopback import LoopbackCallback, free_port, port_is_free
+from mcp_elicit.client.opening import open_privately as open_in_browser
+from mcp_elicit.client.prompts import Accept, Answer, Cancel, Notice, UrlPrompt
+from mcp_elicit.client.token_file import TokenFile
+from mcp_elicit.urls import Verdict, check_url
+
+if TYPE_CHECKING:
+    from mcp_elicit.client.handler import ElicitationHandler
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIME_LIMIT = 10 * 60.0
+"""How long a sign-in may take in the browser before it is given up."""
+
+
+class SignInRequired(RuntimeError):
+    """The server requires sign-in (HTTP 401), and this client may not sign in: signing in is
+    off, or there is no person to ask. The message says which, and what to do."""
+
+
+class SignInRefused(RuntimeError):
+    """The sign-in did not happen: the person declined or cancelled, denied at the
+    authorization server, the link was blocked, or the time ran out."""
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """How :class:`~mcp_elicit.client.ElicitingClient` signs in to a server that requires
+    MCP authorization.
+
+    ``ask``: show the consent screen first (the default). ``False`` means the consent was
+    given ahead, for scripts (``mcp-elicit call --sign-in yes``): the person is still told
+    where the browser goes, through ``announce`` (a line of text), else the renderer's
+    notices. ``opener``: what opens the link
+    (default: the handler's). ``storage``: the SDK's ``TokenStorage`` for one server URL
+    (default: :class:`TokenFile` in ``directory``, or in the state directory); one that also
+    has ``async expiry() -> float | None`` (as :class:`TokenFile` does) lets a client started
+    later refresh an expired token instead of signing in again.
+    ``client_name`` is what the authorization server shows on its consent page; ``scope``,
+    when set, is asked for instead of what the server's metadata suggests."""
+
+    ask: bool = True
+    announce: Callable[[str], None] | None = None
+    opener: Callable[[str], object] | None = None
+    directory: Path | None = None
+    storage: Callable[[str], TokenStorage] | None = None
+    client_name: str = "mcp-elicit"
+    scope: str | None = None
+    time_limit: float = DEFAULT_TIME_LIMIT
+    callback_port: int | None = field(default=None)
+
+    def storage_for(self, server_url: str) -> TokenStorage:
+        if self.storage is not None:
+            return self.storage(server_url)
+        return TokenFile(server_url, self.directory)
+
+
+async def sign_in_auth(
+    server_url: str, settings: SignIn, handler: ElicitationHandler
+) -> OAuthClientProvider:
+    """The ``httpx2`` auth for ``server_url``: the SDK's OAuth client, with our consent,
+    opener, loopback redirect and storage."""
+    storage = _Kept(settings.storage_for(server_url))
+    port = settings.callback_port or await _callback_port(storage)
+    flow = _Flow(server_url, settings, handler, port)
+    metadata = OAuthClientMetadata(
+        client_name=settings.client_name,
+        redirect_uris=[AnyUrl(f"http://127.0.0.1:{port}/callback")],
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+        scope=settings.scope,
+    )
+    provider = OAuthClientProvider(
+        server_url,
+        metadata,
+        storage,
+        redirect_handler=flow.redirect,
+        callback_handler=flow.callback,
+    )
+    await storage.restore(provider.context)
+    return provider
+
+
+class _Kept:
+    """The storage, plus what the SDK's provider learns but does not keep, for a client
+    started later. SDK: tokens loaded from storage carry no expiry (``OAuthToken`` has
+    ``expires_in`` only), so an expired one would be presented, refused with 401, and
+    answered with a whole new sign-in; and the authorization server's metadata is
+    discovered only after a 401, so a refresh before one goes to ``/token`` on the MCP
+    server's own origin. A storage with ``expiry()`` and ``discovery()`` (as
+    :class:`TokenFile`) restores both; the context's fields are public."""
+
+    def __init__(self, storage: TokenStorage) -> None:
+        self.storage = storage
+        self._context: OAuthContext | None = None
+
+    async def restore(self, context: OAuthContext) -> None:
+        self._context = context
+        expiry = getattr(self.storage, "expiry", None)
+        if expiry is not None:
+            context.token_expiry_time = await expiry()
+        discovery = getattr(self.storage, "discovery", None)
+        found = await discovery() if discovery is not None else None
+        if found:
+            with contextlib.suppress(ValueError):  # a stale or damaged record: discover again
+                if found.get("oauth_metadata"):
+                    context.oauth_metadata = OAuthMetadata.model_validate(found["oauth_metadata"])
+                if found.get("resource_metadata"):
+                    context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(
+                        found["resource_metadata"]
+                    )
+                context.auth_server_url = found.get("auth_server_url")
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return await self.storage.get_tokens()
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        await self.storage.set_tokens(tokens)
+        context, keep = self._context, getattr(self.storage, "set_discovery", None)
+        if context is not None and keep is not None and context.oauth_metadata is not None:
+            resource = context.protected_resource_metadata
+            await keep(
+                {
+                    "oauth_metadata": context.oauth_metadata.model_dump(mode="json"),
+                    "resource_metadata": resource.model_dump(mode="json") if resource else None,
+                    "auth_server_url": context.auth_server_url,
+                }
+            )
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return await self.storage.get_client_info()
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        await self.storage.set_client_info(client_info)
+
+
+async def _callback_port(storage: TokenStorage) -> int:
+    """The port registered before when it is free (some authorization servers hold a native
+    app to its registered port, though RFC 8252 7.3 says they must not), else a free one."""
+    registered = await storage.get_client_info()
+    for uri in (registered.redirect_uris or []) if registered is not None else []:
+        parts = urlsplit(str(uri))
+        if parts.hostname == "127.0.0.1" and parts.port and port_is_free(parts.port):
+            return parts.port
+    return free_port()
+
+
+class RefuseSignIn(httpx2.Auth):
+    """For a client that does not sign in: a 401 becomes :class:`SignInRequired`, saying
+    where the server wants the person to sign in, instead of a bare HTTP error."""
+
+    def __init__(self, server_url: str, why: str) -> None:
+        self.server_url = server_url
+        self.why = why
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> Any:  # AsyncGenerator[Request, Response]
+        response = yield request
+        if response.status_code == 401:
+            raise SignInRequired(f"{self.server_url} requires sign-in (HTTP 401); {self.why}")
+
+
+class _ExpectedOutcomes(logging.Filter):
+    """SDK: its OAuth flow logs every exception that leaves it, with a traceback, before
+    raising it. A declined or refused sign-in is an outcome the caller hears as
+    :class:`SignInRefused` or :class:`SignInRequired`, not an error to log twice."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, (SignInRefused, SignInRequired))
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_ExpectedOutcomes())
+
+
+class _Flow:
+    """One server's sign-in steps, as the SDK calls them: ``redirect`` (consent, then open),
+    then ``callback`` (wait for the browser to come back)."""
+
+    def __init__(
+        self, server_url: str, settings: SignIn, handler: ElicitationHandler, port: int
+    ) -> None:
+        self.server_url = server_url
+        self.server = urlsplit(server_url).netloc or server_url
+        self.settings = settings
+        self.handler = handler
+        self.port = port
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._listener: LoopbackCallback | None = None
+        self._prompt: UrlPrompt | None = None
+        self._event: dict[str, Any] = {}
+
+    async def redirect(self, url: str) -> None:
+        handler = self.handler
+        verdict = check_url(url, handler.policy.url_policy_for(local=False))
+        event: dict[str, Any] = {
+            "server": self.server,
+            "kind": "sign-in",
+            "url": url,
+            "url_verdict": verdict.verdict.value,
+        }
+        self._event = event
+        if verdict.verdict is Verdict.BLOCK:
+            reasons = "; ".join(r.message for r in verdict.reasons)
+            await self._tell(f"Blocked its sign-in link: {reasons}", "error")
+            self._finish("blocked")
+            raise SignInRefused(f"the sign-in link of {self.server} was blocked: {reasons}")
+        prompt = UrlPrompt(
+            self.server,
+            f"{self.server} requires you to sign in before it can be used.",
+            url,
+            verdict,
+            sign_in=True,
+        )
+        state = parse_qs(urlsplit(url).query).get("state", [""])[0]
+        stack = contextlib.AsyncExitStack()
+        try:
+            listener = LoopbackCallback(self.port, state, server=self.server)
+            try:
+                await stack.enter_async_context(listener)
+            except OSError as error:
+                raise SignInRefused(
+                    f"cannot receive the sign-in on 127.0.0.1:{self.port} ({error}); try again"
+                ) from None
+            if self.settings.ask:
+                answer = await self._consent(prompt)
+                if isinstance(answer, Accept):
+                    answer = await handler.open_link(prompt, event, opener=self.settings.opener)
+            else:
+                answer = await self._open_ahead(prompt)
+            if not isinstance(answer, Accept):
+                outcome = "cancel" if isinstance(answer, Cancel) else "decline"
+                self._finish(outcome)
+                raise SignInRefused(
+                    f"not signed in to {self.server}: you "
+                    f"{'cancelled' if outcome == 'cancel' else 'declined'} the sign-in"
+                )
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack, self._listener, self._prompt = stack, listener, prompt
+
+    async def _open_ahead(self, prompt: UrlPrompt) -> Answer:
+        """Consent was given ahead (a script): say where the browser goes, and open it."""
+        line = f"signing in to {self.server} (consent given ahead): opening {prompt.url}"
+        if self.settings.announce is not None:
+            self.settings.announce(line)
+        else:
+            await self._tell(line, "info")
+        opener = self.settings.opener or self.handler.opener or open_in_browser
+        try:
+            opened = opener(prompt.url)
+        except Exception as error:
+            raise SignInRefused(f"the browser could not be started to sign in: {error}") from None
+        if opened is False:
+            raise SignInRefused(
+                f"no browser opened the sign-in link; open it yourself: {prompt.url}"
+            )
+        return Accept()
+
+    async def _consent(self, prompt: UrlPrompt) -> Answer:
+        renderer = self.handler.renderer
+        if renderer is None:
+            self._finish("no-person")
+            raise SignInRequired(
+                f"{self.server} requires sign-in, and there is nobody to ask: "
+                "consent ahead (mcp-elicit: --sign-in yes), or give a token "
+                "(--header 'Authorization: Bearer ...')"
+            )
+        return await self.handler.ask_person(renderer.ask_url(prompt))
+
+    async def callback(self) -> AuthorizationCodeResult:
+        listener, prompt, stack = self._listener, self._prompt, self._stack
+        assert listener is not None and prompt is not None and stack is not None
+        try:
+            with anyio.move_on_after(self.settings.time_limit):
+                await self._wait(listener, prompt)
+        finally:
+            self._stack = self._listener = self._prompt = None
+            await stack.aclose()
+        response = listener.response
+        if response is None:
+            self._finish("timeout")
+            raise SignInRefused(
+                f"not signed in to {self.server}: the browser did not come back within "
+                f"{self.settings.time_limit:g} s"
+            )
+        if response.error is not None or response.code is None:
+            error = response.error or "no code"
+            self._finish("decline" if error == "access_denied" else "error", error=error)
+            detail = f": {response.error_description}" if response.error_description else ""
+            raise SignInRefused(f"not signed in to {self.server}: {error}{detail}")
+        self._finish("accept")
+        return AuthorizationCodeResult(code=response.code, state=response.state, iss=response.iss)
+
+    async def _wait(self, listener: LoopbackCallback, prompt: UrlPrompt) -> None:
+        """Until the browser comes back. The person may cancel meanwhile (the renderer's
+        waiting screen); saying "done" early only tells them it still waits."""
+        renderer = self.handler.renderer
+        if renderer is None or not self.settings.ask:
+            await listener.arrived.wait()
+            return
+        answer = await self.handler.ask_person(
+            renderer.wait_for_completion(prompt, listener.arrived)
+        )
+        if isinstance(answer, Cancel) and not listener.arrived.is_set():
+            self._finish("cancel")
+            raise SignInRefused(f"not signed in to {self.server}: you cancelled the sign-in")
+        if not listener.arrived.is_set():
+            await self._tell(
+                f"Still waiting for your browser to come back from the sign-in "
+                f"(to 127.0.0.1:{self.port})",
+                "info",
+            )
+            await listener.arrived.wait()
+
+    async def _tell(self, text: str, level: str) -> None:
+        if self.handler.renderer is not None:
+            await self.handler.renderer.notify(Notice(self.server, text, level))
+
+    def _finish(self, outcome: str, **more: Any) -> None:
+        self.handler.record(self._event | more | {"outcome": outcome})
