@@ -1152,3 +1152,45 @@ async def test_esc_while_held_tells_the_server_cancel(
     )
     assert results == ["link cancel"]
     assert held.retries == ["accept", "cancel"]
+
+
+# -- the server's own sign-in (MCP authorization) --------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_a_sign_in_says_it_is_one_and_waits_for_the_browser(
+    screen: Screen, renderer: TerminalRenderer
+) -> None:
+    prompt = UrlPrompt(
+        server="hotel.example:443",
+        message="hotel.example:443 requires you to sign in before it can be used.",
+        url="https://accounts.example.com/auth?client_id=x",
+        verdict=check_url("https://accounts.example.com/auth?client_id=x"),
+        sign_in=True,
+    )
+    answer = await play(
+        screen,
+        renderer.ask_url(prompt),
+        [
+            ("hotel.example:443 asks you to sign in:", ""),
+            (
+                "This is the server's own sign-in (MCP authorization), not a question from a tool",
+                "",
+            ),
+            ("\n\nDomain: example.com\n\n", ""),
+            ("Open this link in your browser?", "y\r"),
+            ("Accepted.", ""),
+        ],
+    )
+    assert answer == Accept()
+    back = anyio.Event()
+
+    async def browser_comes_back() -> None:
+        await screen.expect("Waiting for you to sign in to hotel.example:443 in your browser")
+        back.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(browser_comes_back)
+        with anyio.fail_after(10):
+            assert await renderer.wait_for_completion(prompt, back) == Accept()
+    await screen.expect("Signed in to hotel.example:443.")

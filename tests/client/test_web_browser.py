@@ -29,7 +29,7 @@ import httpx2
 import pytest
 from playwright.async_api import expect
 
-from mcp_elicit.client import ElicitationHandler, ElicitingClient
+from mcp_elicit.client import Accept, Answer, ElicitationHandler, ElicitingClient, UrlPrompt
 from mcp_elicit.client._terminal_text import clean
 from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.forms import Form, Problem, schema_of
@@ -911,3 +911,58 @@ async def test_demo_ui_web_books_confirms_and_opens_the_servers_own_page(
     await shows(pane, "[exited 0]")
     assert key not in pane.screen()
     assert len(terminal.opened.read_text().split()) == 1  # one page, opened once
+
+
+async def test_a_sign_in_is_shown_as_the_servers_own_sign_in_not_a_tools_question() -> None:
+    url = "https://accounts.example.com/auth?client_id=mcp-elicit"
+    prompt = UrlPrompt(
+        server="hotel.example",
+        message="hotel.example requires you to sign in before it can be used.",
+        url=url,
+        verdict=check_url(url),
+        sign_in=True,
+    )
+    async with (
+        WebRenderer(opener=None, announce=None) as renderer,
+        browser_context() as context,
+        recording_links(context) as seen,
+        anyio.create_task_group() as tasks,
+    ):
+        answers: list[Answer] = []
+
+        async def ask() -> None:
+            answers.append(await renderer.ask_url(prompt))
+
+        tasks.start_soon(ask)
+        page = await context.new_page()
+        await page.goto(renderer.url)
+        await expect(await current_heading(page)).to_have_text(prompt.message)
+        await expect(page.locator(".asker")).to_contain_text("hotel.example asks you to sign in")
+        await expect(page.locator(".sign-in-note")).to_contain_text(
+            "the server's own sign-in (MCP authorization), not a question from a tool"
+        )
+        await expect(page.locator("strong.domain")).to_have_text("example.com")
+        await no_serious_violations(page)
+        await screenshot(page, "renderer-sign-in-consent")
+        assert url not in seen
+        async with context.expect_page():
+            await page.get_by_role("button", name="Open link").click()
+        with anyio.fail_after(10):
+            while not answers:
+                await anyio.sleep(0.05)
+        assert answers == [Accept()]
+
+        back = anyio.Event()
+        waited: list[Answer] = []
+
+        async def wait() -> None:
+            waited.append(await renderer.wait_for_completion(prompt, back))
+
+        tasks.start_soon(wait)
+        await expect(await current_heading(page)).to_have_text("Waiting for you to sign in")
+        await expect(page.get_by_role("button", name="I'm done")).to_have_count(0)
+        await no_serious_violations(page)
+        back.set()
+        with anyio.fail_after(10):
+            while not waited:
+                await anyio.sleep(0.05)
