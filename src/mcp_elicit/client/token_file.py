@@ -148,15 +148,20 @@ class TokenFile:
     def _key(self) -> Fernet:
         folder = private_directory(self.directory)
         path = folder / "key"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            descriptor = os.open(path, flags, 0o600)
-        except FileExistsError:
-            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(descriptor, "rb") as file:
-                make_private(path, descriptor=descriptor, why="who could read every token")
-                return Fernet(file.read().strip())
-        with os.fdopen(descriptor, "wb") as file:
-            key = Fernet.generate_key()
-            file.write(key)
-        return Fernet(key)
+        if not path.exists():
+            # Written whole under another name, then linked into place: two clients signing
+            # in at once agree on one key, and neither ever reads half of one.
+            draft = folder / f".key.{os.getpid()}.{os.urandom(4).hex()}"
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            with os.fdopen(os.open(draft, flags, 0o600), "wb") as file:
+                file.write(Fernet.generate_key())
+            try:
+                os.link(draft, path)
+            except FileExistsError:
+                pass  # another client made it first: use theirs
+            finally:
+                draft.unlink()
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(descriptor, "rb") as file:
+            make_private(path, descriptor=descriptor, why="who could read every token")
+            return Fernet(file.read().strip())
