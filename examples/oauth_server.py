@@ -9,14 +9,15 @@ CONFIG: ``port``, ``store`` (a store URL), ``mcp_issuer`` (the MCP authorization
 where browsers sign in), ``pages_client_id``/``pages_client_secret`` (this server's client
 there, for browser sign-in), ``files_issuer``, ``files_client_id``/``files_client_secret``
 (this server's client at Example Files), ``files_url`` (its API), ``files_audience`` (the
-resource indicator of its tokens), ``flow_ttl`` (seconds). The deployment key comes from
+resource indicator of its tokens), ``flow_ttl`` (seconds), ``url_draft`` (also speak the
+URL-mode draft: -32604 and ``elicitation/track``). The deployment key comes from
 ``MCP_ELICIT_KEY``. Logs at DEBUG on stderr: the tests search them for tokens.
 
 Tools:
 - ``list_files`` — ``authorize()`` (asks when needed, blocks until the person is done), then
   the files; ``declined`` / ``cancelled (reason)`` otherwise.
 - ``list_files_later`` — never blocks: ``stored_authorization()``, else
-  ``authorization_required()`` (-32042 on 2025-11-25).
+  ``authorization_required()`` (-32042 on 2025-11-25, -32604 on the URL-mode draft).
 - ``disconnect`` — ``forget_authorization()`` (revokes at Example Files).
 """
 
@@ -70,6 +71,7 @@ def build(config: dict[str, Any]) -> tuple[MCPServer, Elicitation]:
         server_id=SERVER_ID,  # fixed, so that a test can open the vault with the key
         flow_ttl=float(config.get("flow_ttl", 600)),
         url_resume_wait=5.0,
+        url_draft=bool(config.get("url_draft", False)),
     )
     server = MCPServer(
         SERVER_NAME,

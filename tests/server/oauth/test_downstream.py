@@ -3,7 +3,8 @@
 Real parts only: two ``oidc-provider`` instances (Hotel accounts, the MCP authorization server
 where browsers sign in; Example Files, a third party with a resource server that accepts only
 its own tokens), the MCP server as a process of its own (``examples/oauth_server.py``),
-our client with alice's access token, and alice (or bob) in a real Chromium. See ``world.py``.
+our client with alice's access token (signed in by our client itself in the main test), and
+alice (or bob) in a real Chromium. See ``world.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from mcp_elicit.client import ElicitingClient
+from mcp_elicit.client.sign_in import SignIn
+from mcp_elicit.client.token_file import TokenFile
 from tests.browser_support import chromium
 from tests.oidc_support import consent, wait_until_expired
 from tests.peer_servers.secret_server import Wire
@@ -76,6 +80,24 @@ def stored_tokens(w: World) -> list[str]:
     return [header.removeprefix("Bearer ") for header in w.files.received]
 
 
+async def signed_in(w: World, context: Any, folder: Path) -> str:
+    """Alice's host signs in to the server as mcp-elicit's client does (the SDK's OAuth
+    client: discovery from the 401, dynamic registration, PKCE, the loopback redirect), her
+    browser going through Hotel accounts; the access token it keeps."""
+    host = Person(w, context, "alice")
+    sign_in = SignIn(ask=False, opener=host.opener, directory=folder)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(host.follow_links)
+        async with ElicitingClient(w.mcp_url, handler_for(host), sign_in=sign_in) as client:
+            assert "list_files" in {tool.name for tool in await client.list_tools()}
+        tasks.cancel_scope.cancel()
+    assert host.opened and host.opened[0].startswith(f"{w.mcp_as.issuer}/auth?")
+    tokens = await TokenFile(w.mcp_url, folder).get_tokens()
+    assert tokens is not None
+    await context.close()
+    return tokens.access_token
+
+
 # -- the whole flow, on each way a tool can ask ---------------------------------------------------
 
 
@@ -94,7 +116,7 @@ async def test_alice_connects_example_files_and_her_tool_reads_her_files(
     with anyio.fail_after(TIMEOUT):
         async with world(tmp_path) as w, chromium() as browser:
             w.start()
-            mcp_token = await w.mcp_token(browser, "alice")
+            mcp_token = await signed_in(w, await browser.new_context(), tmp_path / "sign-in")
             context = await browser.new_context()
             alice = Person(w, context, "alice")
             assert await call_as(w, alice, mcp_token, tool, protocol, wire) == ALICE_FILES

@@ -93,9 +93,12 @@ class World:
     def logs(self) -> Path:
         return self.tmp / "logs"
 
-    def start(self, name: str = "server", *, files_secret: str | None = None) -> HttpServer:
+    def start(
+        self, name: str = "server", *, files_secret: str | None = None, url_draft: bool = False
+    ) -> HttpServer:
         """Start (or start again) the MCP server process on the same port, store and key.
-        ``files_secret``: a client secret for Example Files other than the right one."""
+        ``files_secret``: a client secret for Example Files other than the right one;
+        ``url_draft``: the server also speaks the URL-mode draft (-32604, track)."""
         config = {
             "port": self.port,
             "store": f"sqlite:///{self.store_path}",
@@ -108,6 +111,7 @@ class World:
             "files_url": self.files.url,
             "files_audience": FILES_AUDIENCE,
             "flow_ttl": self.flow_ttl,
+            "url_draft": url_draft,
         }
         config_file = self.tmp / f"{name}.json"
         config_file.write_text(json.dumps(config))
@@ -192,6 +196,8 @@ async def world(
         mcp_config = {
             "name": "Hotel accounts",
             "accounts": ["alice", "bob"],
+            # A host registers itself (RFC 7591), as mcp-elicit's own client does.
+            "registration": True,
             "resources": [{"indicator": f"http://127.0.0.1:{port}/mcp", "scope": "mcp"}],
             "clients": [
                 {
