@@ -45,7 +45,8 @@ browser:
 	  echo "make browser: $(CHROMIUM) is missing; install Debian's chromium (apt-get install chromium)" >&2; \
 	  exit 1; }
 
-demo: setup
+# `make demo ARGS=--remote`: the remote demo needs Node and oidc-provider (the peers) too.
+demo: setup $(if $(findstring --remote,$(ARGS)),peers)
 	$(VENV)/bin/mcp-elicit demo $(ARGS)
 
 lint: setup

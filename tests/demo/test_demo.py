@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import pytest
@@ -41,15 +42,16 @@ class Demo:
         self.opener.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(self.opened))}\n')
         self.opener.chmod(0o755)
         self.panes: list[Pane] = []
+        self.taken: list[str] = []
 
-    def start(self, protocol: str) -> Pane:
+    def start(self, protocol: str, *options: str) -> Pane:
         env = {
             "BROWSER": str(self.opener),
             "PATH": os.environ.get("PATH", ""),
             "TERM": "xterm",
             "XDG_STATE_HOME": str(self.state),
         }
-        pane = Pane([*MCP_ELICIT, "demo", "--protocol", protocol], env)
+        pane = Pane([*MCP_ELICIT, "demo", "--protocol", protocol, *options], env)
         self.panes.append(pane)
         return pane
 
@@ -61,6 +63,22 @@ class Demo:
         # The browser is given a redirect file only the person can read, never the link.
         (given,) = self.opened.read_text().split()
         return redirect_target(Path(given.removeprefix("file://")))
+
+    def take_link(self, timeout: float = 20.0) -> str:
+        """The link opened, once; the next call waits for the next one."""
+        url = self.link(timeout)
+        self.opened.unlink()
+        self.taken.append(url)
+        return url
+
+    def ports_seen(self) -> set[int]:
+        """The loopback ports of every link taken, and of the redirect URIs in them."""
+        ports: set[int] = set()
+        for url in self.taken:
+            for part in [url, *parse_qs(urlsplit(url).query).get("redirect_uri", [])]:
+                if (port := urlsplit(part).port) is not None:
+                    ports.add(port)
+        return ports
 
     def store_bytes(self) -> bytes:
         folder = self.state / "mcp-elicit"
@@ -77,8 +95,8 @@ def demo(tmp_path: Path) -> Iterator[Demo]:
         pane.close()
 
 
-def book_a_room(pane: Pane, *, extras: bool) -> None:
-    pane.wait_for("── Step 1 of 5: a form (book_room) ──", timeout=Pane.STARTUP)
+def book_a_room(pane: Pane, *, extras: bool, steps: int = 5) -> None:
+    pane.wait_for(f"── Step 1 of {steps}: a form (book_room) ──", timeout=Pane.STARTUP)
     pane.wait_for("Press Enter to call book_room")
     pane.keys("Enter")
     screen = pane.wait_for("Answer this request? [a]nswer/[d]ecline/[c]ancel")

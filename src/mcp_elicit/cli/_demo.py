@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from mcp_elicit.urls import UrlPolicy
 if TYPE_CHECKING:
     from mcp_elicit.client.renderer import Renderer
     from mcp_elicit.client.web import WebRenderer
+    from mcp_elicit.demo.showcase import Step
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -49,21 +51,52 @@ def demo(args: argparse.Namespace) -> int:
         # The default opener (a file only this user can read, never the link on a command
         # line); on the web page, the person's click on "Open link" opens it instead.
     )
+    if args.remote:
+        if args.store:
+            say("--store is for the local demo; the remote one makes its own store")
+            return 2
+        return anyio.run(_remote, args, state, handler, page)
     # The server's own log lines go to its log file, not into the middle of a question.
     server = logged(server_command(store, state / "demo.key"))
     client = ElicitingClient(server, handler, protocol=args.protocol)
-    return anyio.run(_hosted, client, store, page)
+    where = f"the server keeps its flows and secrets in {store}"
+    return anyio.run(_hosted, lambda: _session(client, where, _where(page)), page)
 
 
-async def _hosted(client: ElicitingClient, store: str, page: WebRenderer | None) -> int:
+async def _remote(
+    args: argparse.Namespace, state: Path, handler: ElicitationHandler, page: WebRenderer | None
+) -> int:
+    from mcp_elicit.client.sign_in import SignIn
+    from mcp_elicit.demo.remote import REMOTE_STEPS, RemoteUnavailable, introduce, remote_world
+
+    try:
+        async with remote_world(state) as world:
+            introduce(world, sys.stdout)
+            # Signed in afresh each run: the providers (and their keys) are new each run too.
+            sign_in = SignIn(directory=world.logs / "sign-in")
+            client = ElicitingClient(
+                world.mcp_url, handler, protocol=args.protocol, sign_in=sign_in
+            )
+            where = f"you are signed in at {world.hotel_issuer}"
+            return await _hosted(lambda: _session(client, where, _where(page), REMOTE_STEPS), page)
+    except RemoteUnavailable as error:
+        say(str(error))
+        return 1
+
+
+async def _hosted(session: Callable[[], Awaitable[int]], page: WebRenderer | None) -> int:
     if page is None:
-        return await _session(client, store, WHERE_TERMINAL)
+        return await session()
     try:
         async with page:
-            return await _session(client, store, WHERE_WEB)
+            return await session()
     except OSError as error:  # no loopback socket to serve the page on
         print(f"mcp-elicit: cannot serve the answer page on 127.0.0.1: {error}", flush=True)
         return 1
+
+
+def _where(page: WebRenderer | None) -> tuple[str, str]:
+    return WHERE_TERMINAL if page is None else WHERE_WEB
 
 
 # How the demo introduces its host: who is the host, and the keys that matter.
@@ -74,11 +107,16 @@ WHERE_WEB = (
 )
 
 
-async def _session(client: ElicitingClient, store: str, where: tuple[str, str]) -> int:
+async def _session(
+    client: ElicitingClient,
+    kept: str,
+    where: tuple[str, str],
+    steps: Sequence[Step] | None = None,
+) -> int:
     from prompt_toolkit import PromptSession
 
     from mcp_elicit.cli._connect import repl
-    from mcp_elicit.demo.showcase import run_steps
+    from mcp_elicit.demo.showcase import STEPS, run_steps
 
     prompts: PromptSession[str] = PromptSession()
 
@@ -99,11 +137,10 @@ async def _session(client: ElicitingClient, store: str, where: tuple[str, str]) 
             host, keys = where
             print(
                 f"mcp-elicit demo: {client.server_name}, a real MCP server process, and {host}\n"
-                f"Protocol {client.protocol_version}; the server keeps its flows and secrets in "
-                f"{store}.\n{keys}",
+                f"Protocol {client.protocol_version}; {kept}.\n{keys}",
                 flush=True,
             )
-            if await run_steps(client, sys.stdout, pause):
+            if await run_steps(client, sys.stdout, pause, steps or STEPS):
                 print(
                     "\nYour turn: 'tools' lists Hotel MCP's tools, 'call TOOL {json}' calls "
                     "one, 'quit' ends the demo.",

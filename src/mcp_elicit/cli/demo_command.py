@@ -38,6 +38,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_ui_option(demo)
     demo.add_argument(
+        "--remote",
+        action="store_true",
+        help="Hotel MCP as a remote server for many people: over Streamable HTTP, behind "
+        "sign-in at a local OpenID provider (you sign in as alice), with one more step, "
+        "'connect your calendar', by downstream OAuth at a second provider. Needs Node and "
+        "the peers of a checkout (make peers; make demo ARGS=--remote runs it)",
+    )
+    demo.add_argument(
         "--tour",
         action="store_true",
         help="instead: a non-interactive tour of the forms core (no server)",

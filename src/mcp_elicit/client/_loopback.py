@@ -43,8 +43,11 @@ class Redirected:
     error_description: str | None = None
 
 
-class _Server(uvicorn.Server):
-    # Ctrl-C belongs to the host, not to this page (as the web renderer's page server).
+class SignalFreeServer(uvicorn.Server):
+    """uvicorn, minus its signal handling: it takes over SIGINT and SIGTERM while it serves,
+    then re-raises them when it stops. Ctrl-C belongs to the host (its prompt, its shutdown),
+    not to a page it serves on the side."""
+
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
@@ -63,7 +66,7 @@ class LoopbackCallback:
         self.server = server
         self.arrived = anyio.Event()
         self.response: Redirected | None = None
-        self._uvicorn: _Server | None = None
+        self._uvicorn: SignalFreeServer | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
 
     async def __aenter__(self) -> LoopbackCallback:
@@ -77,7 +80,7 @@ class LoopbackCallback:
         config = uvicorn.Config(
             app, log_config=None, log_level="warning", access_log=False, lifespan="off"
         )
-        self._uvicorn = _Server(config)
+        self._uvicorn = SignalFreeServer(config)
         self._tasks = anyio.create_task_group()
         await self._tasks.__aenter__()
         self._tasks.start_soon(self._serve, sock)

@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import itertools
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Annotated, Any
@@ -86,12 +87,23 @@ class Booking:
         )
 
 
-def build(*, store: str | None = None, key: DeploymentKey | None = None) -> Elicitation:
-    elicitation = Elicitation(key=key, store=store)
+def build(
+    *,
+    store: str | None = None,
+    key: DeploymentKey | None = None,
+    elicitation: Elicitation | None = None,
+    server_options: Mapping[str, Any] | None = None,
+) -> Elicitation:
+    """Hotel MCP's server, installed on ``elicitation`` (default: one on ``store`` and
+    ``key``); ``server_options`` go to ``MCPServer`` too (the remote demo's authorization).
+    The server is ``elicitation.server``."""
+    if elicitation is None:
+        elicitation = Elicitation(key=key, store=store)
     server = MCPServer(
         SERVER_NAME,
         instructions="A hotel that asks before it acts.",
         **elicitation.server_options(),
+        **(server_options or {}),
     )
     elicitation.install(server)
     bookings: dict[str, Booking] = {}

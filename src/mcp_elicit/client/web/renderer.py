@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import TracebackType
 
 import anyio
 import anyio.abc
 import uvicorn
 
+from mcp_elicit.client._loopback import SignalFreeServer
 from mcp_elicit.client._terminal_text import clean, notice_line
 from mcp_elicit.client.opening import open_privately
 from mcp_elicit.client.prompts import Accept, Answer, Cancel, FormPrompt, Notice, UrlPrompt
@@ -40,14 +40,6 @@ def open_page(url: str) -> bool:
 
 def _to_stderr(line: str) -> None:
     print(f"mcp-elicit: {line}", file=sys.stderr, flush=True)
-
-
-class _PageServer(uvicorn.Server):
-    # uvicorn takes over SIGINT and SIGTERM while it serves, then re-raises them when it
-    # stops. Ctrl-C belongs to the host (its prompt, its shutdown), not to this page.
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
 
 
 class WebRenderer:
@@ -102,7 +94,7 @@ class WebRenderer:
         self._presence = Presence(grace=closed_after, clock=clock)
         self._queue: Queue | None = None
         self._url: str | None = None
-        self._server: _PageServer | None = None
+        self._server: SignalFreeServer | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
         self._served = anyio.Event()
         self._opened_at: float | None = None
@@ -138,7 +130,7 @@ class WebRenderer:
             lifespan="off",
             timeout_graceful_shutdown=2,
         )
-        self._server = _PageServer(config)
+        self._server = SignalFreeServer(config)
         self._tasks = anyio.create_task_group()
         await self._tasks.__aenter__()
         try:
