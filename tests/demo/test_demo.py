@@ -12,12 +12,10 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -26,7 +24,6 @@ import pytest
 
 from tests.client.test_opening import redirect_target
 from tests.peer_servers.secret_server import browser
-from tests.peers import missing
 from tests.tmux_pane import Pane
 
 pytestmark = [pytest.mark.tmux, pytest.mark.slow]
@@ -83,16 +80,6 @@ class Demo:
     def store_bytes(self) -> bytes:
         folder = self.state / "mcp-elicit"
         return b"".join(p.read_bytes() for p in folder.glob("demo.db*"))
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Iterator[Demo]:
-    if shutil.which("tmux") is None:
-        missing("tmux")
-    running = Demo(tmp_path)
-    yield running
-    for pane in running.panes:
-        pane.close()
 
 
 def book_a_room(pane: Pane, *, extras: bool, steps: int = 5) -> None:

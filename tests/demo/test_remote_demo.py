@@ -7,7 +7,6 @@ Example Calendar: her events come back, read with her token there.
 
 from __future__ import annotations
 
-import shutil
 import socket
 import uuid
 from pathlib import Path
@@ -22,7 +21,6 @@ from mcp_elicit.demo.hotel_server import KEY_NAME
 from tests.browser_support import chromium
 from tests.demo.test_demo import Demo, book_a_room, cancel_it, fingerprint
 from tests.oidc_support import consent, sign_in
-from tests.peers import missing
 from tests.tmux_pane import Pane
 
 pytestmark = [pytest.mark.tmux, pytest.mark.node, pytest.mark.browser, pytest.mark.slow]
@@ -52,16 +50,6 @@ async def walk(url: str, *, key: str | None = None) -> tuple[str, str]:
 
 def visit(url: str, **options: Any) -> tuple[str, str]:
     return anyio.run(lambda: walk(url, **options))
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Any:
-    if shutil.which("tmux") is None:
-        missing("tmux")
-    running = Demo(tmp_path)
-    yield running
-    for pane in running.panes:
-        pane.close()
 
 
 def test_the_remote_demo_signs_alice_in_and_connects_her_calendar(demo: Demo) -> None:
