@@ -82,8 +82,10 @@ class SignIn:
     (default: :class:`TokenFile` in ``directory``, or in the state directory); one that also
     has ``async expiry() -> float | None`` (as :class:`TokenFile` does) lets a client started
     later refresh an expired token instead of signing in again.
-    ``client_name`` is what the authorization server shows on its consent page; ``scope``,
-    when set, is asked for instead of what the server's metadata suggests."""
+    ``client_name`` is what the authorization server shows on its consent page (the scopes
+    asked for are the SDK's choice: the server's challenge, else its metadata).
+    ``callback_port``: the loopback port to come back to (default: the one registered
+    before when it is free, else any free one)."""
 
     ask: bool = True
     announce: Callable[[str], None] | None = None
@@ -91,7 +93,6 @@ class SignIn:
     directory: Path | None = None
     storage: Callable[[str], TokenStorage] | None = None
     client_name: str = "mcp-elicit"
-    scope: str | None = None
     time_limit: float = DEFAULT_TIME_LIMIT
     callback_port: int | None = field(default=None)
 
@@ -115,7 +116,6 @@ async def sign_in_auth(
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
         token_endpoint_auth_method="none",
-        scope=settings.scope,
     )
     provider = OAuthClientProvider(
         server_url,
