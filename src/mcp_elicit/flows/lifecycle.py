@@ -24,7 +24,9 @@ The rules, and why:
   would let another instance, reading the row, still see it live until the next sweep.
 - The store is the only shared state: a waiter polls it, so a flow finished by another
   instance is seen within ``poll_interval``; a flow finished in this process wakes its
-  waiters at once.
+  waiters at once. An engine that offers a :class:`~mcp_elicit.stores.FinishFeed` (Redis,
+  PostgreSQL) also carries "finished" to every instance (:meth:`Flows.run_feed`), so their
+  waiters wake at once too; the polling stays, as the backstop for a lost message.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from mcp_elicit.flows.errors import (
     TooManyOpenFlows,
 )
 from mcp_elicit.flows.wakeups import Wakeups
-from mcp_elicit.stores.contract import Store, TooManyFlows
+from mcp_elicit.stores.contract import FinishFeed, Store, TooManyFlows
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
 
 logger = logging.getLogger(__name__)
@@ -224,6 +226,7 @@ class Flows:
             if changed is not None:
                 if to.finished:
                     self._wakeups.notify(flow_id)
+                    await self._announce(flow_id)
                 return changed
         raise FlowError(f"flow {flow_id!r} kept changing; try again")
 
@@ -249,11 +252,46 @@ class Flows:
     @contextmanager
     def observing_finishes(self, observer: Callable[[str], None]) -> Iterator[None]:
         """While the block runs, call ``observer(flow_id)`` each time *this process*
-        completes or declines a flow (expiry and other instances' changes are seen only by
-        reading the store). For one task watching many flows; ``observer`` must be quick
-        and must not raise."""
+        completes or declines a flow, or (with :meth:`run_feed` running) another instance
+        announces one. Expiry is seen only by reading the store. For one task watching many
+        flows; ``observer`` must be quick and must not raise."""
         with self._wakeups.observing(observer):
             yield
+
+    async def _announce(self, flow_id: str) -> None:
+        if not isinstance(self._store, FinishFeed):
+            return
+        try:
+            await self._store.announce_finished(flow_id)
+        except Exception:
+            # The change is stored; other instances find it at their next poll.
+            logger.warning("flow %s: other instances were not told it finished", flow_id)
+            logger.debug("announcing flow %s failed", flow_id, exc_info=True)
+
+    async def run_feed(self, *, retry_after: float = 1.0) -> None:
+        """Wake this process's waiters when any instance announces a finished flow, forever
+        (start it in a task group); returns at once when the store has no feed. A lost
+        connection is logged and listened to again after ``retry_after`` seconds (doubling
+        up to 30 s); meanwhile waiters poll."""
+        _check_positive("retry_after", retry_after)
+        store = self._store
+        if not isinstance(store, FinishFeed):
+            return
+        delay = retry_after
+        while True:
+            try:
+                async for flow_id in store.finished_flows():
+                    delay = retry_after
+                    self._wakeups.notify(flow_id)
+            except Exception as error:
+                logger.warning(
+                    "listening for other instances' finished flows failed (%s); waiters poll "
+                    "the store meanwhile; listening again in %.0f s",
+                    error,
+                    delay,
+                )
+            await anyio.sleep(delay)
+            delay = min(delay * 2, 30.0)
 
     async def sweep(self, *, keep_finished_for: float = 86400.0) -> tuple[int, int]:
         """Expire overdue flows and delete flows finished more than ``keep_finished_for``

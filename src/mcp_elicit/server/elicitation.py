@@ -394,7 +394,8 @@ class Elicitation:
     async def running(
         self, *, serve_pages_on_loopback: bool = False, close_store: bool = True
     ) -> AsyncIterator[None]:
-        """Background work while the server runs: the flow sweeper, completion notices (one
+        """Background work while the server runs: the flow sweeper, the feed of flows other
+        instances finished (Redis, PostgreSQL), completion notices (one
         watcher task, started on the first -32042), and (for a stdio server) the hosted
         pages on a loopback port. The store is closed at the end unless ``close_store`` is
         false (a test that runs the same server again).
@@ -404,6 +405,8 @@ class Elicitation:
         check_transport(public_url=self.public_url, allow_insecure_http=bool(self._insecure_http))
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self.flows.run_sweeper)
+            # Other instances' finished flows, at once (an engine with a feed; else nothing).
+            tasks.start_soon(self.flows.run_feed)
             async with (
                 self.runtime.completions.running(tasks),
                 self._tasks_running(tasks),

@@ -6,7 +6,7 @@ run against each.
 for several processes on one file). Redis and PostgreSQL come later.
 """
 
-from mcp_elicit.stores.contract import FlowExists, Store, StoreError, TooManyFlows
+from mcp_elicit.stores.contract import FinishFeed, FlowExists, Store, StoreError, TooManyFlows
 from mcp_elicit.stores.memory import MemoryStore
 from mcp_elicit.stores.opening import open_store
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
@@ -14,6 +14,7 @@ from mcp_elicit.stores.sqlite import SQLiteStore
 
 __all__ = [
     "LIVE",
+    "FinishFeed",
     "FlowExists",
     "FlowRecord",
     "FlowStatus",
