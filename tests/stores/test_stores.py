@@ -29,7 +29,8 @@ from mcp_elicit.stores import (
     open_store,
 )
 from mcp_elicit.stores import sqlite as sqlite_engine
-from mcp_elicit.stores.opening import without_password
+from mcp_elicit.stores.credentials import without_password
+from mcp_elicit.stores.redis import RedisStore
 from tests.store_contract import DETAILS, NOW, StoreContract, StoreFactory, flow, store_fixture
 
 
@@ -565,6 +566,9 @@ async def test_open_store_picks_the_engine_by_scheme(tmp_path: Path) -> None:
     assert isinstance(sqlite, SQLiteStore) and sqlite.url == url
     assert open_store("SQLite:///" + str(tmp_path / "y.db")).url.startswith("SQLite:")
     await sqlite.aclose()
+    redis = open_store("redis://127.0.0.1:6379/0?prefix=x:")  # connects on first use only
+    assert isinstance(redis, RedisStore) and redis.prefix == "x:"
+    await redis.aclose()
 
 
 @pytest.mark.parametrize(
@@ -580,7 +584,6 @@ async def test_open_store_picks_the_engine_by_scheme(tmp_path: Path) -> None:
         ("sqlite:///x.db?mode=ro", "takes no options"),
         ("sqlite:///:memory:", "use memory://"),
         ("sqlite:///dir/", "names a file"),
-        ("redis://localhost:6379/0", "Redis engine .* not built yet"),
         ("postgresql://db.example/flows", "PostgreSQL engine .* not built yet"),
     ],
 )
@@ -592,7 +595,7 @@ def test_bad_urls_raise_store_error_saying_why(url: str, message: str) -> None:
 @pytest.mark.parametrize(
     "url",
     [
-        "redis://:hunter2@cache.example:6379/0",
+        "redis://:hunter2@cache.example:6379/0?unknown=1",
         "postgresql://app:hunter2@db.example/flows",
         "mysql://app:hunter2@db.example/flows",
         "weird:hunter2@x",

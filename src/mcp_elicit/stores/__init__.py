@@ -3,7 +3,8 @@ run against each.
 
 ``open_store(url)`` picks the engine: ``memory://`` (in-process, for tests) or
 ``sqlite:///relative/path.db`` / ``sqlite:////absolute/path.db`` (the embedded default, safe
-for several processes on one file). Redis and PostgreSQL come later.
+for several processes on one file), or ``redis://host:port/db?prefix=...`` (several server
+instances, with a :class:`FinishFeed`; the ``redis`` extra). PostgreSQL comes next.
 """
 
 from mcp_elicit.stores.contract import FinishFeed, FlowExists, Store, StoreError, TooManyFlows

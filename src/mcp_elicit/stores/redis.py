@@ -1,0 +1,427 @@
+"""The Redis engine (``redis://host:port/db?prefix=...``, ``rediss://`` for TLS), for several
+server instances sharing flows and secrets; with a :class:`~mcp_elicit.stores.FinishFeed`
+through pub/sub.
+
+Keys, all under ``prefix`` (default ``mcp-elicit:``, so deployments can share a Redis):
+
+- ``flow:<id>`` — a hash: the record's fields (times as ``repr`` of the float, so they come
+  back exact; ``details`` as JSON), ``result`` when a completed flow kept one, and
+  ``live_key``, the name of its owner's index (below). Its TTL is the flow's lifetime plus
+  :data:`RETENTION`, reset to :data:`RETENTION` when it finishes: a backstop, since the
+  sweeper purges finished flows long before.
+- ``live:<server hex>:<user hex>`` — a sorted set of the owner's live flows by
+  ``expires_at``: ``create_flow(limit=)`` counts it.
+- ``expiring`` — every live flow by ``expires_at``; ``finished`` — every finished flow by
+  ``updated_at``: what ``expire_flows`` and ``purge_flows`` read, without a SCAN.
+- ``secret:<server hex>:<user hex>:<name hex>`` — a hash: the sealed bytes and when; no TTL,
+  a vault entry lives until deleted.
+- ``finished-feed`` — the pub/sub channel of :class:`~mcp_elicit.stores.FinishFeed`.
+
+Every change is one Lua script, so it is atomic on the server: the limit's count and the
+insert, a status compare-and-set, a completion with its result and secret, a sweep. The
+scripts name keys they build from the prefix, so this is for one Redis (or a primary with
+replicas), not Redis Cluster. Durability is Redis' own: run it with ``appendonly yes`` for
+flows to survive a restart of Redis (docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import AsyncIterator, Collection
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
+from mcp_elicit.stores.credentials import without_password
+from mcp_elicit.stores.memory import copy_details
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+RETENTION: Final = 7 * 86400
+"""Seconds a flow's keys outlive its expiry (and its finish) before Redis drops them itself."""
+
+DEFAULT_PREFIX: Final = "mcp-elicit:"
+_OPTIONS: Final = frozenset({"prefix"})
+
+# Lua: the shared helpers, then each operation. Numbers compare as doubles, as in Python.
+_FINISH = """
+local function finish(flow_key, id, status, now, prefix)
+  local live_key = redis.call('HGET', flow_key, 'live_key')
+  redis.call('HSET', flow_key, 'status', status, 'updated_at', now)
+  if live_key then redis.call('ZREM', live_key, id) end
+  redis.call('ZREM', prefix .. 'expiring', id)
+  redis.call('ZADD', prefix .. 'finished', now, id)
+  redis.call('EXPIRE', flow_key, RETENTION)
+end
+-- records.LIVE
+local function live(status)
+  return status == 'pending' or status == 'opened'
+end
+""".replace("RETENTION", str(RETENTION))
+
+_CREATE = """
+-- KEYS: flow, live, expiring, finished; ARGV: id, created_at, expires_at, ttl, limit (''
+-- for none), is_live ('1'/'0'), updated_at, then field, value pairs
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+if ARGV[5] ~= '' then
+  local n = redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf')
+  if n >= tonumber(ARGV[5]) then return -2 end
+end
+for i = 8, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], 'live_key', KEYS[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+if ARGV[6] == '1' then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+  local ttl = redis.call('TTL', KEYS[2])
+  if ttl == -1 or ttl < tonumber(ARGV[4]) then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+  redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+else
+  redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
+end
+return 1
+"""
+
+_SET_STATUS = (
+    _FINISH
+    + """
+-- KEYS: flow; ARGV: id, status, now, expected (comma-separated), prefix
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return nil end
+local allowed = false
+for s in string.gmatch(ARGV[4], '[^,]+') do if s == status then allowed = true end end
+if not allowed then return nil end
+if tonumber(redis.call('HGET', KEYS[1], 'expires_at')) <= tonumber(ARGV[3]) then return nil end
+if live(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3])
+else
+  finish(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[5])
+end
+return redis.call('HGETALL', KEYS[1])
+"""
+)
+
+_COMPLETE = (
+    _FINISH
+    + """
+-- KEYS: flow, secret ('' key name when none); ARGV: id, now, prefix, has_result, result,
+-- has_secret, then the secret's field, value pairs
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or not live(status) then return nil end
+if tonumber(redis.call('HGET', KEYS[1], 'expires_at')) <= tonumber(ARGV[2]) then return nil end
+finish(KEYS[1], ARGV[1], 'completed', ARGV[2], ARGV[3])
+if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'result', ARGV[5]) end
+if ARGV[6] == '1' then
+  redis.call('DEL', KEYS[2])
+  for i = 7, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+end
+return redis.call('HGETALL', KEYS[1])
+"""
+)
+
+_EXPIRE = (
+    _FINISH
+    + """
+-- ARGV: now, prefix
+local due = redis.call('ZRANGEBYSCORE', ARGV[2] .. 'expiring', '-inf', ARGV[1])
+local n = 0
+for _, id in ipairs(due) do
+  local key = ARGV[2] .. 'flow:' .. id
+  local status = redis.call('HGET', key, 'status')
+  if status and live(status) then
+    finish(key, id, 'expired', ARGV[1], ARGV[2])
+    n = n + 1
+  else
+    redis.call('ZREM', ARGV[2] .. 'expiring', id)
+  end
+end
+return n
+"""
+)
+
+_PURGE = """
+-- ARGV: before, prefix
+local old = redis.call('ZRANGEBYSCORE', ARGV[2] .. 'finished', '-inf', '(' .. ARGV[1])
+local n = 0
+for _, id in ipairs(old) do
+  n = n + redis.call('DEL', ARGV[2] .. 'flow:' .. id)
+  redis.call('ZREM', ARGV[2] .. 'finished', id)
+end
+return n
+"""
+
+
+def _hex(text: str) -> str:
+    return text.encode("utf-8").hex()
+
+
+def _number(value: float) -> str:
+    if not math.isfinite(value):
+        raise StoreError(f"times must be finite numbers, not {value!r}")
+    return repr(float(value))
+
+
+class RedisStore:
+    """Flows and sealed secrets in Redis; see the module docstring for the keys."""
+
+    def __init__(self, client: Redis, *, url: str, prefix: str = DEFAULT_PREFIX) -> None:
+        self._redis = client
+        self.url = url
+        self.prefix = prefix
+        self._closed = False
+        self._create = client.register_script(_CREATE)
+        self._set_status = client.register_script(_SET_STATUS)
+        self._complete = client.register_script(_COMPLETE)
+        self._expire = client.register_script(_EXPIRE)
+        self._purge = client.register_script(_PURGE)
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisStore:
+        """Open ``redis://[user:password@]host[:port][/db][?prefix=...]`` (or ``rediss://``).
+        Connects on first use. Raises :class:`StoreError` for a bad URL, an unknown option,
+        or when redis-py is not installed (``pip install 'mcp-elicit[redis]'``)."""
+        shown = without_password(url)
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 - a bad port raises here
+        except ValueError as error:
+            raise StoreError(f"not a Redis URL: {shown}: {error}") from None
+        if parts.scheme not in ("redis", "rediss") or not parts.hostname:
+            raise StoreError(f"not a Redis URL (redis://host[:port][/db]): {shown}")
+        options = dict(parse_qsl(parts.query, keep_blank_values=True))
+        unknown = sorted(set(options) - _OPTIONS)
+        if unknown:
+            raise StoreError(f"unknown Redis store option {unknown[0]!r} (allowed: prefix)")
+        prefix = options.get("prefix", DEFAULT_PREFIX)
+        if not prefix or any(c.isspace() for c in prefix):
+            raise StoreError(f"prefix must be non-empty, without spaces: {prefix!r}")
+        try:
+            from redis.asyncio import Redis
+        except ImportError:
+            raise StoreError(
+                "the Redis store needs redis-py: pip install 'mcp-elicit[redis]'"
+            ) from None
+        plain = urlunsplit(parts._replace(query=""))
+        client = Redis.from_url(plain, decode_responses=False)
+        return cls(client, url=without_password(url), prefix=prefix)
+
+    def __repr__(self) -> str:
+        return f"RedisStore({self.url!r})"
+
+    # -- the contract -----------------------------------------------------------------------
+
+    async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
+        self._check_open()
+        details = json.dumps(copy_details(flow.details), allow_nan=False, separators=(",", ":"))
+        fields = {
+            "id": flow.id,
+            "user": flow.user,
+            "purpose": flow.purpose,
+            "status": FlowStatus(flow.status).value,
+            "created_at": _number(flow.created_at),
+            "updated_at": _number(flow.updated_at),
+            "expires_at": _number(flow.expires_at),
+            "details": details,
+            "server": flow.server,
+        }
+        ttl = max(1, math.ceil(flow.expires_at - flow.created_at)) + RETENTION
+        args: list[str | int] = [
+            flow.id,
+            fields["created_at"],
+            fields["expires_at"],
+            ttl,
+            "" if limit is None else limit,
+            "1" if FlowStatus(flow.status) in LIVE else "0",
+            fields["updated_at"],
+        ]
+        for name, value in fields.items():
+            args += [name, value]
+        keys = [
+            self._flow_key(flow.id),
+            self._live_key(flow.server, flow.user),
+            self._key("expiring"),
+            self._key("finished"),
+        ]
+        done = await self._run(self._create, keys, args)
+        if done == -1:
+            raise FlowExists(f"flow {flow.id!r} already exists")
+        if done == -2:
+            assert limit is not None
+            raise TooManyFlows(limit)
+
+    async def get_flow(self, flow_id: str) -> FlowRecord | None:
+        self._check_open()
+        found = await self._call(self._redis.hgetall(self._flow_key(flow_id)))
+        return _record(found) if found else None
+
+    async def set_flow_status(
+        self,
+        flow_id: str,
+        status: FlowStatus,
+        *,
+        expected: Collection[FlowStatus],
+        now: float,
+    ) -> FlowRecord | None:
+        self._check_open()
+        allowed = ",".join(FlowStatus(s).value for s in expected)
+        args = [flow_id, FlowStatus(status).value, _number(now), allowed or "-", self.prefix]
+        found = await self._run(self._set_status, [self._flow_key(flow_id)], args)
+        return _record(_pairs(found)) if found else None
+
+    async def complete_flow(
+        self,
+        flow_id: str,
+        *,
+        now: float,
+        result: bytes | None = None,
+        secret: SealedSecret | None = None,
+    ) -> FlowRecord | None:
+        self._check_open()
+        args: list[str | bytes] = [
+            flow_id,
+            _number(now),
+            self.prefix,
+            "0" if result is None else "1",
+            b"" if result is None else bytes(result),
+            "0" if secret is None else "1",
+        ]
+        secret_key = self._key("none")
+        if secret is not None:
+            secret_key = self._secret_key(secret.server, secret.user, secret.name)
+            args += _secret_fields(secret)
+        found = await self._run(self._complete, [self._flow_key(flow_id), secret_key], args)
+        return _record(_pairs(found)) if found else None
+
+    async def flow_result(self, flow_id: str) -> bytes | None:
+        self._check_open()
+        found = await self._call(self._redis.hget(self._flow_key(flow_id), "result"))
+        return bytes(found) if found is not None else None
+
+    async def expire_flows(self, now: float) -> int:
+        self._check_open()
+        return int(await self._run(self._expire, [], [_number(now), self.prefix]))
+
+    async def purge_flows(self, before: float) -> int:
+        self._check_open()
+        return int(await self._run(self._purge, [], [_number(before), self.prefix]))
+
+    async def put_secret(self, secret: SealedSecret) -> None:
+        self._check_open()
+        key = self._secret_key(secret.server, secret.user, secret.name)
+        fields = _secret_fields(secret)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(key)
+            pipe.hset(key, mapping=dict(zip(fields[::2], fields[1::2], strict=True)))
+            await self._call(pipe.execute())
+
+    async def get_secret(self, user: str, name: str, *, server: str) -> SealedSecret | None:
+        self._check_open()
+        found = await self._call(self._redis.hgetall(self._secret_key(server, user, name)))
+        if not found:
+            return None
+        return SealedSecret(
+            user=found[b"user"].decode(),
+            name=found[b"name"].decode(),
+            sealed=bytes(found[b"sealed"]),
+            created_at=float(found[b"created_at"]),
+            server=found[b"server"].decode(),
+        )
+
+    async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
+        self._check_open()
+        return bool(await self._call(self._redis.delete(self._secret_key(server, user, name))))
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._redis.aclose()
+
+    # -- FinishFeed -------------------------------------------------------------------------
+
+    async def announce_finished(self, flow_id: str) -> None:
+        self._check_open()
+        await self._call(self._redis.publish(self._key("finished-feed"), flow_id))
+
+    async def finished_flows(self) -> AsyncIterator[str]:
+        self._check_open()
+        from redis.exceptions import RedisError
+
+        pubsub = self._redis.pubsub()
+        try:
+            await pubsub.subscribe(self._key("finished-feed"))
+            async for message in pubsub.listen():
+                if message.get("type") == "message":
+                    yield bytes(message["data"]).decode("utf-8", "replace")
+        except RedisError as error:
+            raise StoreError(f"Redis at {self.url}: {error}") from error
+        finally:
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    # -- keys and calls -----------------------------------------------------------------------
+
+    def _key(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def _flow_key(self, flow_id: str) -> str:
+        return self._key(f"flow:{flow_id}")
+
+    def _live_key(self, server: str, user: str) -> str:
+        return self._key(f"live:{_hex(server)}:{_hex(user)}")
+
+    def _secret_key(self, server: str, user: str, name: str) -> str:
+        return self._key(f"secret:{_hex(server)}:{_hex(user)}:{_hex(name)}")
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"store {self.url} is closed")
+
+    async def _run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        return await self._call(script(keys=keys, args=args))
+
+    async def _call(self, awaitable: Any) -> Any:
+        from redis.exceptions import RedisError
+
+        try:
+            return await awaitable
+        except RedisError as error:
+            raise StoreError(f"Redis at {self.url}: {error}") from error
+
+
+def _secret_fields(secret: SealedSecret) -> list[str | bytes]:
+    return [
+        "user",
+        secret.user,
+        "name",
+        secret.name,
+        "server",
+        secret.server,
+        "sealed",
+        bytes(secret.sealed),
+        "created_at",
+        _number(secret.created_at),
+    ]
+
+
+def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
+    return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
+def _record(found: dict[bytes, bytes]) -> FlowRecord:
+    try:
+        details = json.loads(found[b"details"])
+        return FlowRecord(
+            id=found[b"id"].decode(),
+            user=found[b"user"].decode(),
+            purpose=found[b"purpose"].decode(),
+            status=FlowStatus(found[b"status"].decode()),
+            created_at=float(found[b"created_at"]),
+            updated_at=float(found[b"updated_at"]),
+            expires_at=float(found[b"expires_at"]),
+            details=details,
+            server=found[b"server"].decode(),
+        )
+    except (KeyError, ValueError) as error:
+        raise StoreError(f"a flow in Redis is damaged: {error!r}") from error

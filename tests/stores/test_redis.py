@@ -1,0 +1,193 @@
+"""The Redis engine: the whole store contract on a real Redis (``REDIS_URL``, by default the
+machine's own on 127.0.0.1:6379), then what only Redis has to show: the key prefix, TTLs,
+atomicity under concurrent callers, the finish feed, errors that name what is wrong."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_elicit.stores import FinishFeed, SealedSecret, Store, StoreError, TooManyFlows, open_store
+from mcp_elicit.stores.redis import RETENTION, RedisStore
+from tests import markers
+from tests.peers import missing
+from tests.store_contract import NOW, StoreContract, flow, store_fixture
+
+pytestmark = [pytest.mark.anyio, pytest.mark.services]
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@asynccontextmanager
+async def redis_store(tmp_path: Path | None = None) -> AsyncIterator[RedisStore]:
+    """An empty store under a prefix of its own; its keys deleted afterwards."""
+    markers.require("services")
+    prefix = f"test-{uuid.uuid4().hex}:"
+    store = open_store(f"{REDIS_URL}?prefix={prefix}")
+    assert isinstance(store, RedisStore)
+    try:
+        await store._redis.ping()
+    except Exception as error:
+        await store.aclose()
+        missing(f"Redis at {REDIS_URL} ({error}); start it: see README")
+    try:
+        yield store
+    finally:
+        keys = [k async for k in store._redis.scan_iter(match=f"{prefix}*")]
+        if keys:
+            await store._redis.delete(*keys)
+        await store.aclose()
+
+
+store = store_fixture({"redis": redis_store})
+
+
+class TestRedisContract(StoreContract):
+    """The contract, unchanged, on Redis."""
+
+
+# -- what only Redis has to show ---------------------------------------------------------------
+
+
+async def test_two_prefixes_are_two_stores() -> None:
+    async with redis_store() as one, redis_store() as other:
+        await one.create_flow(flow())
+        await one.put_secret(SealedSecret("u", "k", b"x", NOW, "s"))
+        assert await other.get_flow("flow-1") is None
+        assert await other.get_secret("u", "k", server="s") is None
+        assert await one.get_flow("flow-1") is not None
+
+
+async def test_every_flow_key_has_a_ttl_and_a_secret_has_none() -> None:
+    async with redis_store() as store:
+        await store.create_flow(flow(expires_at=NOW + 600))
+        await store.put_secret(SealedSecret("u", "k", b"x", NOW, "s"))
+        ttls = {
+            key.decode(): await store._redis.ttl(key)
+            async for key in store._redis.scan_iter(match=f"{store.prefix}*")
+        }
+        flow_ttl = ttls.pop(f"{store.prefix}flow:flow-1")
+        assert 600 + RETENTION - 5 <= flow_ttl <= 600 + RETENTION
+        [secret_key] = [k for k in ttls if ":secret:" in k]
+        assert ttls.pop(secret_key) == -1  # a vault entry lives until deleted
+        assert all(ttl > 0 for key, ttl in ttls.items() if ":live:" in key)
+        # Finishing resets it to the retention period.
+        await store.complete_flow("flow-1", now=NOW + 1)
+        assert await store._redis.ttl(f"{store.prefix}flow:flow-1") <= RETENTION
+
+
+async def test_twenty_creates_at_once_with_a_limit_of_five_store_five() -> None:
+    async with redis_store() as store:
+        refused: list[int] = []
+
+        async def create(n: int) -> None:
+            try:
+                await store.create_flow(flow(f"f{n}"), limit=5)
+            except TooManyFlows:
+                refused.append(n)
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(20):
+                tasks.start_soon(create, n)
+        stored = [n for n in range(20) if await store.get_flow(f"f{n}") is not None]
+        assert len(stored) == 5 and len(refused) == 15
+
+
+async def test_ten_completions_at_once_exactly_one_wins() -> None:
+    async with redis_store() as store:
+        await store.create_flow(flow())
+        won: list[Any] = []
+
+        async def complete(n: int) -> None:
+            secret = SealedSecret("user-1", "api_key", f"v{n}".encode(), NOW, "")
+            done = await store.complete_flow(
+                "flow-1", now=NOW + 1, result=b"r%d" % n, secret=secret
+            )
+            if done is not None:
+                won.append(n)
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(10):
+                tasks.start_soon(complete, n)
+        [winner] = won
+        assert await store.flow_result("flow-1") == b"r%d" % winner
+        kept = await store.get_secret("user-1", "api_key", server="")
+        assert kept is not None and kept.sealed == f"v{winner}".encode()
+
+
+async def test_the_finish_feed_carries_ids_to_every_listener() -> None:
+    async with redis_store() as one:
+        assert isinstance(one, FinishFeed)
+        other = open_store(f"{REDIS_URL}?prefix={one.prefix}")  # another instance
+        assert isinstance(other, RedisStore)
+        heard: list[str] = []
+        try:
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tasks:
+
+                    async def listen() -> None:
+                        async for flow_id in other.finished_flows():
+                            heard.append(flow_id)
+                            return
+
+                    tasks.start_soon(listen)
+                    while not heard:
+                        await one.announce_finished("flow-9")
+                        await anyio.sleep(0.05)
+        finally:
+            await other.aclose()
+        assert heard == ["flow-9"]
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("redis://", "not a Redis URL"),
+        ("redis://h:notaport/0", "not a Redis URL"),
+        ("redis://h/0?prefx=a", "unknown Redis store option 'prefx'"),
+        ("redis://h/0?prefix=", "prefix must be non-empty"),
+    ],
+)
+def test_a_bad_url_names_what_is_wrong(url: str, said: str) -> None:
+    with pytest.raises(StoreError, match=said):
+        open_store(url)
+
+
+def test_the_password_is_never_shown() -> None:
+    store = open_store("redis://app:hunter2@127.0.0.1:6379/0")
+    assert "hunter2" not in store.url and "hunter2" not in repr(store)
+
+
+def test_without_redis_py_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = builtins.__import__
+
+    def no_redis(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "redis" or name.startswith("redis."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_redis)
+    with pytest.raises(StoreError, match=r"pip install 'mcp-elicit\[redis\]'"):
+        open_store("redis://127.0.0.1:6379/0")
+
+
+async def test_an_unreachable_redis_is_a_store_error_without_the_password() -> None:
+    store: Store = open_store("redis://app:hunter2@127.0.0.1:1/0")
+    try:
+        with pytest.raises(
+            StoreError, match=r"Redis at redis://app:\*\*\*@127.0.0.1:1/0"
+        ) as raised:
+            await store.get_flow("x")
+        assert "hunter2" not in str(raised.value)
+    finally:
+        await store.aclose()
+    with pytest.raises(StoreError, match="closed"):
+        await store.get_flow("x")
