@@ -1,0 +1,128 @@
+"""Two server instances on one Redis store: a flow started through A and finished on a page
+served by B reaches the tool (and the client) on A.
+
+Both are real server processes (``tests/peer_servers/secret_server.py``) with the same
+deployment key and program, so the same server id, sharing a Redis under a prefix of this
+test's own. The person's browser goes to B's pages, never A's. A learns of it through the
+Redis feed (and, were a message lost, its poll of the store).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.client.context import ClientRequestContext
+
+from mcp_elicit.stores import open_store
+from tests.peer_servers.secret_server import (
+    HttpServer,
+    Notices,
+    Wire,
+    browser,
+    fingerprint_of,
+    flow_id_of,
+    sdk_client,
+    start_http,
+    text_of,
+)
+from tests.peers import missing
+from tests.server.test_url_mode import RawHttp
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.services]
+
+TIMEOUT = 90.0
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@asynccontextmanager
+async def two_instances(tmp_path: Path, key: str) -> AsyncIterator[tuple[HttpServer, HttpServer]]:
+    prefix = f"test-{uuid.uuid4().hex}:"
+    url = f"{REDIS_URL}?prefix={prefix}"
+    store = open_store(url)
+    try:
+        await store.get_flow("ping")
+    except Exception as error:
+        missing(f"Redis at {REDIS_URL} ({error})")
+    a = start_http(store=url, key=key, logs=tmp_path / "logs", name="a")
+    b = start_http(store=url, key=key, logs=tmp_path / "logs", name="b")
+    try:
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()
+        redis = store._redis  # type: ignore[attr-defined]
+        keys = [k async for k in redis.scan_iter(match=f"{prefix}*")]
+        if keys:
+            await redis.delete(*keys)
+        await store.aclose()
+
+
+def on(other: HttpServer, url: str) -> str:
+    """The same flow link, on the other instance's pages."""
+    found = flow_id_of(url)
+    return f"{other.origin}/elicit/flows/{found}"
+
+
+async def test_a_secret_started_on_a_and_entered_on_b_returns_to_the_tool_on_a(
+    tmp_path: Path, key: str, sentinel: str
+) -> None:
+    asked: list[str] = []
+
+    async def person(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        asked.append(params.url)
+        async with browser() as someone:
+            await someone.enter(on(b, params.url), sentinel)
+        return types.ElicitResult(action="accept")
+
+    with anyio.fail_after(TIMEOUT):
+        async with two_instances(tmp_path, key) as (a, b):
+            notices = Notices()
+            async with sdk_client(
+                a, Wire(), mode="legacy", callback=person, notices=notices
+            ) as client:
+                text = text_of(await client.call_tool("connect_service", {}))
+            [link] = asked
+            assert link.startswith(a.origin)  # A made the link; B's page took the secret
+            assert fingerprint_of(sentinel) in text
+            # A's session was told the flow completed, though B completed it.
+            assert notices.completed() == [flow_id_of(link)]
+
+
+async def test_minus_32042_on_a_completed_on_b_then_the_retry_on_a(
+    tmp_path: Path, key: str, sentinel: str
+) -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with two_instances(tmp_path, key) as (a, b):
+            raw = RawHttp(a, Wire())
+            try:
+                await raw.initialize()
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(raw.listen)
+                    await raw.stream_open.wait()
+                    answer = await raw.request(
+                        "tools/call", {"name": "connect_later", "arguments": {}}
+                    )
+                    [item] = answer["error"]["data"]["elicitations"]
+                    async with browser("alice") as someone:
+                        await someone.enter(on(b, item["url"]), sentinel)
+                    while not any(
+                        m.get("method") == "notifications/elicitation/complete" for m in raw.stream
+                    ):
+                        await raw.streamed.wait()
+                    retried = await raw.request(
+                        "tools/call", {"name": "connect_later", "arguments": {}}
+                    )
+                    assert fingerprint_of(sentinel) in retried["result"]["content"][0]["text"]
+                    tasks.cancel_scope.cancel()
+            finally:
+                await raw.aclose()
