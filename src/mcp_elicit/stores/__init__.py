@@ -4,7 +4,8 @@ run against each.
 ``open_store(url)`` picks the engine: ``memory://`` (in-process, for tests) or
 ``sqlite:///relative/path.db`` / ``sqlite:////absolute/path.db`` (the embedded default, safe
 for several processes on one file), or ``redis://host:port/db?prefix=...`` (several server
-instances, with a :class:`FinishFeed`; the ``redis`` extra). PostgreSQL comes next.
+instances, with a :class:`FinishFeed`; the ``redis`` extra), or
+``postgresql://host/database?schema=...`` (the same, the ``postgres`` extra).
 """
 
 from mcp_elicit.stores.contract import FinishFeed, FlowExists, Store, StoreError, TooManyFlows

@@ -12,19 +12,16 @@ SUPPORTED = (
     "sqlite:///relative/path.db",
     "sqlite:////absolute/path.db",
     "redis://host:port/db",
+    "postgresql://host/database",
 )
-# Engines the design names that a later issue adds; a URL for one of them is valid, just early.
-NOT_BUILT = {
-    "postgresql": "PostgreSQL",
-    "postgres": "PostgreSQL",
-}
 
 
 def open_store(url: str) -> Store:
     """Open the store ``url`` names: ``memory://``, ``sqlite:///relative/path.db``,
-    ``sqlite:////absolute/path.db`` or ``redis://[user:password@]host[:port][/db][?prefix=]``
-    (``rediss://`` with TLS; the ``redis`` extra). Raises :class:`StoreError` for anything
-    else."""
+    ``sqlite:////absolute/path.db``, ``redis://[user:password@]host[:port][/db][?prefix=]``
+    (``rediss://`` with TLS; the ``redis`` extra) or
+    ``postgresql://[user[:password]@]host[:port]/database[?schema=]`` (the ``postgres``
+    extra). Raises :class:`StoreError` for anything else."""
     scheme, sep, _ = url.partition("://")
     scheme = scheme.lower()
     supported = ", ".join(SUPPORTED)
@@ -42,8 +39,8 @@ def open_store(url: str) -> Store:
         from mcp_elicit.stores.redis import RedisStore
 
         return RedisStore.from_url(url)
-    if scheme in NOT_BUILT:
-        raise StoreError(
-            f"the {NOT_BUILT[scheme]} engine ({scheme}://) is not built yet; supported: {supported}"
-        )
+    if scheme in ("postgresql", "postgres"):
+        from mcp_elicit.stores.postgres import PostgresStore  # asyncpg is an extra
+
+        return PostgresStore.from_url(url)
     raise StoreError(f"unknown store scheme {scheme!r}; supported: {supported}")
