@@ -1,10 +1,10 @@
-"""Two server instances on one Redis store: a flow started through A and finished on a page
-served by B reaches the tool (and the client) on A.
+"""Two server instances on one Redis or PostgreSQL store: a flow started through A and
+finished on a page served by B reaches the tool (and the client) on A.
 
 Both are real server processes (``tests/peer_servers/secret_server.py``) with the same
-deployment key and program, so the same server id, sharing a Redis under a prefix of this
-test's own. The person's browser goes to B's pages, never A's. A learns of it through the
-Redis feed (and, were a message lost, its poll of the store).
+deployment key and program, so the same server id, sharing a Redis prefix or a PostgreSQL
+schema of this test's own. The person's browser goes to B's pages, never A's. A learns of
+it through the store's feed (pub/sub, LISTEN/NOTIFY) or, were a message lost, its poll of the store.
 """
 
 from __future__ import annotations
@@ -41,27 +41,53 @@ TIMEOUT = 90.0
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
+DATABASE_URL = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+ENGINES = ("redis", "postgresql")
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @asynccontextmanager
-async def two_instances(tmp_path: Path, key: str) -> AsyncIterator[tuple[HttpServer, HttpServer]]:
-    prefix = f"test-{uuid.uuid4().hex}:"
-    url = f"{REDIS_URL}?prefix={prefix}"
+async def shared_store(engine: str) -> AsyncIterator[str]:
+    """A store URL of this test's own on ``engine``; emptied afterwards."""
+    name = f"t_{uuid.uuid4().hex}"
+    base, option = (REDIS_URL, "prefix") if engine == "redis" else (DATABASE_URL, "schema")
+    url = f"{base}?{option}={name}" + (":" if engine == "redis" else "")
     store = open_store(url)
     try:
         await store.get_flow("ping")
     except Exception as error:
-        missing(f"Redis at {REDIS_URL} ({error})")
-    a = start_http(store=url, key=key, logs=tmp_path / "logs", name="a")
-    b = start_http(store=url, key=key, logs=tmp_path / "logs", name="b")
+        missing(f"{engine} at {store.url} ({error})")
     try:
-        yield a, b
+        yield url
     finally:
-        a.stop()
-        b.stop()
-        redis = store._redis  # type: ignore[attr-defined]
-        keys = [k async for k in redis.scan_iter(match=f"{prefix}*")]
-        if keys:
-            await redis.delete(*keys)
+        if engine == "redis":
+            redis = store._redis  # type: ignore[attr-defined]
+            keys = [k async for k in redis.scan_iter(match=f"{name}:*")]
+            if keys:
+                await redis.delete(*keys)
+        else:
+            from tests.stores.test_postgres import drop
+
+            await drop(name)
         await store.aclose()
+
+
+@asynccontextmanager
+async def two_instances(
+    tmp_path: Path, key: str, engine: str
+) -> AsyncIterator[tuple[HttpServer, HttpServer]]:
+    async with shared_store(engine) as url:
+        a = start_http(store=url, key=key, logs=tmp_path / "logs", name="a")
+        b = start_http(store=url, key=key, logs=tmp_path / "logs", name="b")
+        try:
+            yield a, b
+        finally:
+            a.stop()
+            b.stop()
 
 
 def on(other: HttpServer, url: str) -> str:
@@ -71,7 +97,7 @@ def on(other: HttpServer, url: str) -> str:
 
 
 async def test_a_secret_started_on_a_and_entered_on_b_returns_to_the_tool_on_a(
-    tmp_path: Path, key: str, sentinel: str
+    tmp_path: Path, key: str, sentinel: str, engine: str
 ) -> None:
     asked: list[str] = []
 
@@ -85,7 +111,7 @@ async def test_a_secret_started_on_a_and_entered_on_b_returns_to_the_tool_on_a(
         return types.ElicitResult(action="accept")
 
     with anyio.fail_after(TIMEOUT):
-        async with two_instances(tmp_path, key) as (a, b):
+        async with two_instances(tmp_path, key, engine) as (a, b):
             notices = Notices()
             async with sdk_client(
                 a, Wire(), mode="legacy", callback=person, notices=notices
@@ -99,10 +125,10 @@ async def test_a_secret_started_on_a_and_entered_on_b_returns_to_the_tool_on_a(
 
 
 async def test_minus_32042_on_a_completed_on_b_then_the_retry_on_a(
-    tmp_path: Path, key: str, sentinel: str
+    tmp_path: Path, key: str, sentinel: str, engine: str
 ) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with two_instances(tmp_path, key) as (a, b):
+        async with two_instances(tmp_path, key, engine) as (a, b):
             raw = RawHttp(a, Wire())
             try:
                 await raw.initialize()
