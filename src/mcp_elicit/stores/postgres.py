@@ -2,9 +2,13 @@
 instances sharing flows and secrets; with a :class:`~mcp_elicit.stores.FinishFeed` through
 LISTEN/NOTIFY.
 
-The driver is asyncpg: on this store's own statements it was faster than psycopg 3 (async,
-pooled) in ``bench/bench_postgres_drivers.py``, and its binary protocol gives floats back
-exactly.
+The driver is asyncpg. Measured (``bench/bench_network_stores.py``, one connection each, the
+store's own statements on a loopback server): asyncpg and psycopg 3 are equally fast (a
+lookup about 63 and 65 us), so speed did not decide; asyncpg has the pool and LISTEN in one
+package (psycopg needs psycopg-pool too) and returns floats exactly. What did matter: the
+pool's default reset on every release costs a round trip (a lookup 154 us instead of 106 us),
+and this store keeps no session state to reset (its advisory locks end with their
+transaction; LISTEN has a connection of its own), so the pool does not reset.
 
 Schema (in its own PostgreSQL schema, ``mcp_elicit`` unless ``?schema=`` says otherwise, so
 that an operator can keep it apart or run several deployments in one database):
@@ -339,7 +343,9 @@ class PostgresStore:
         async with self._opening:
             if self._pool is None:
                 try:
-                    pool = await asyncpg.create_pool(self._dsn, min_size=1, max_size=10)
+                    pool = await asyncpg.create_pool(
+                        self._dsn, min_size=1, max_size=10, reset=_no_reset
+                    )
                 except (asyncpg.PostgresError, OSError) as error:
                     raise self._failed(error) from error
                 try:
@@ -406,6 +412,11 @@ class PostgresStore:
             return str(await pool.execute(query, *args))
         except (asyncpg.PostgresError, OSError) as error:
             raise self._failed(error) from error
+
+
+async def _no_reset(connection: asyncpg.Connection) -> None:
+    """No ``RESET ALL`` and friends on release: nothing here leaves session state (see the
+    module docstring), and the reset is a round trip per operation."""
 
 
 def _lock_id(server: str, user: str) -> int:
