@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import builtins
 import os
+import shutil
+import socket
+import subprocess
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -191,3 +195,68 @@ async def test_an_unreachable_redis_is_a_store_error_without_the_password() -> N
         await store.aclose()
     with pytest.raises(StoreError, match="closed"):
         await store.get_flow("x")
+
+
+# -- a Redis of this test's own, with persistence ----------------------------------------------
+
+
+def start_redis(folder: Path, port: int) -> subprocess.Popen[bytes]:
+    """``redis-server`` on ``port`` keeping an append-only file in ``folder``."""
+    markers.require("services")
+    server = shutil.which("redis-server")
+    if server is None:
+        missing("redis-server (Debian's redis-server package)")
+    process = subprocess.Popen(
+        [
+            server,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(folder),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--save",
+            "",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("redis-server did not start")
+        time.sleep(0.05)
+
+
+async def test_a_flow_survives_redis_killed_and_started_again_with_aof(tmp_path: Path) -> None:
+    from tests.peer_servers.secret_server import free_port
+
+    port = free_port()
+    process = start_redis(tmp_path, port)
+    store = open_store(f"redis://127.0.0.1:{port}/0")
+    try:
+        await store.create_flow(flow())
+        await store.put_secret(SealedSecret("user-1", "api_key", b"\x00sealed", NOW, ""))
+        process.kill()  # SIGKILL: no chance to save anything more
+        process.wait()
+        with pytest.raises(StoreError, match=f"Redis at redis://127.0.0.1:{port}/0"):
+            await store.get_flow("flow-1")  # down: a StoreError, not a crash
+        process = start_redis(tmp_path, port)
+        # The same store object goes on: the flow and the secret are there, and it completes.
+        assert await store.get_flow("flow-1") == flow()
+        done = await store.complete_flow("flow-1", now=NOW + 1, result=b"r")
+        assert done is not None and done.status.value == "completed"
+        kept = await store.get_secret("user-1", "api_key", server="")
+        assert kept is not None and kept.sealed == b"\x00sealed"
+    finally:
+        await store.aclose()
+        process.kill()
+        process.wait()
