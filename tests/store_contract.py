@@ -27,6 +27,7 @@ import pytest
 
 from mcp_elicit.stores import (
     LIVE,
+    FinishFeed,
     FlowExists,
     FlowRecord,
     FlowStatus,
@@ -34,6 +35,7 @@ from mcp_elicit.stores import (
     Store,
     StoreError,
     TooManyFlows,
+    open_store,
 )
 
 StoreFactory = Callable[[Path], AbstractAsyncContextManager[Store]]
@@ -491,6 +493,45 @@ class StoreContract:
         await store.complete_flow("flow-1", now=NOW + 1, result=raw)
         assert await store.flow_result("flow-1") == raw
 
+    # --- callers at once ------------------------------------------------------------------------
+
+    async def test_twenty_creates_at_once_with_a_limit_of_five_store_five(
+        self, store: Store
+    ) -> None:
+        refused: list[int] = []
+
+        async def create(n: int) -> None:
+            try:
+                await store.create_flow(flow(f"f{n}"), limit=5)
+            except TooManyFlows:
+                refused.append(n)
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(20):
+                tasks.start_soon(create, n)
+        stored = [n for n in range(20) if await store.get_flow(f"f{n}") is not None]
+        assert len(stored) == 5 and len(refused) == 15
+
+    async def test_ten_completions_at_once_exactly_one_wins(self, store: Store) -> None:
+        await store.create_flow(flow())
+        won: list[int] = []
+
+        async def complete(n: int) -> None:
+            secret = SealedSecret("user-1", "api_key", f"v{n}".encode(), NOW, "")
+            done = await store.complete_flow(
+                "flow-1", now=NOW + 1, result=b"r%d" % n, secret=secret
+            )
+            if done is not None:
+                won.append(n)
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(10):
+                tasks.start_soon(complete, n)
+        [winner] = won
+        assert await store.flow_result("flow-1") == b"r%d" % winner
+        kept = await store.get_secret("user-1", "api_key", server="")
+        assert kept is not None and kept.sealed == f"v{winner}".encode()
+
     # --- closing ------------------------------------------------------------------------------
 
     async def test_aclose_is_idempotent_and_a_closed_store_refuses_work(self, store: Store) -> None:
@@ -505,3 +546,32 @@ class StoreContract:
             await store.complete_flow("flow-1", now=NOW, result=b"r")
         with pytest.raises(StoreError, match="closed"):
             await store.flow_result("flow-1")
+
+
+class FeedContract:
+    """Engines with a :class:`FinishFeed` pass these too. ``open_store(store.url)`` must open
+    another instance on the same data (test URLs carry no password)."""
+
+    pytestmark = pytest.mark.anyio
+
+    async def test_the_finish_feed_carries_ids_to_another_instance(self, store: Store) -> None:
+        assert isinstance(store, FinishFeed)
+        other = open_store(store.url)
+        assert isinstance(other, FinishFeed)
+        heard: list[str] = []
+        try:
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tasks:
+
+                    async def listen() -> None:
+                        async for flow_id in other.finished_flows():
+                            heard.append(flow_id)
+                            return
+
+                    tasks.start_soon(listen)
+                    while not heard:  # until the listener is subscribed and hears one
+                        await store.announce_finished("flow-9")
+                        await anyio.sleep(0.05)
+        finally:
+            await other.aclose()
+        assert heard == ["flow-9"]

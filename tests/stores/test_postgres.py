@@ -13,14 +13,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from mcp_elicit.stores import FinishFeed, SealedSecret, StoreError, TooManyFlows, open_store
+from mcp_elicit.stores import StoreError, open_store
 from mcp_elicit.stores.postgres import SCHEMA_VERSION, PostgresStore
 from tests import markers
 from tests.peers import missing
-from tests.store_contract import NOW, StoreContract, flow, store_fixture
+from tests.store_contract import FeedContract, StoreContract, flow, store_fixture
 
 pytestmark = [pytest.mark.anyio, pytest.mark.services]
 
@@ -61,7 +60,7 @@ async def postgres_store(
 store = store_fixture({"postgresql": postgres_store})
 
 
-class TestPostgresContract(StoreContract):
+class TestPostgresContract(StoreContract, FeedContract):
     """The contract, unchanged, on PostgreSQL."""
 
 
@@ -79,7 +78,7 @@ async def test_two_schemas_are_two_stores_and_one_schema_is_shared() -> None:
             await again.aclose()
 
 
-async def test_a_newer_schema_is_refused_and_an_older_one_migrated() -> None:
+async def test_a_schema_newer_than_the_code_is_refused() -> None:
     import asyncpg
 
     async with postgres_store() as store:
@@ -97,69 +96,6 @@ async def test_a_newer_schema_is_refused_and_an_older_one_migrated() -> None:
                 await newer.get_flow("x")
         finally:
             await newer.aclose()
-
-
-async def test_twenty_creates_at_once_with_a_limit_of_five_store_five() -> None:
-    async with postgres_store() as store:
-        refused: list[int] = []
-
-        async def create(n: int) -> None:
-            try:
-                await store.create_flow(flow(f"f{n}"), limit=5)
-            except TooManyFlows:
-                refused.append(n)
-
-        async with anyio.create_task_group() as tasks:
-            for n in range(20):
-                tasks.start_soon(create, n)
-        stored = [n for n in range(20) if await store.get_flow(f"f{n}") is not None]
-        assert len(stored) == 5 and len(refused) == 15
-
-
-async def test_ten_completions_at_once_exactly_one_wins() -> None:
-    async with postgres_store() as store:
-        await store.create_flow(flow())
-        won: list[int] = []
-
-        async def complete(n: int) -> None:
-            secret = SealedSecret("user-1", "api_key", f"v{n}".encode(), NOW, "")
-            done = await store.complete_flow(
-                "flow-1", now=NOW + 1, result=b"r%d" % n, secret=secret
-            )
-            if done is not None:
-                won.append(n)
-
-        async with anyio.create_task_group() as tasks:
-            for n in range(10):
-                tasks.start_soon(complete, n)
-        [winner] = won
-        assert await store.flow_result("flow-1") == b"r%d" % winner
-        kept = await store.get_secret("user-1", "api_key", server="")
-        assert kept is not None and kept.sealed == f"v{winner}".encode()
-
-
-async def test_the_finish_feed_carries_ids_to_every_listener() -> None:
-    async with postgres_store() as one:
-        assert isinstance(one, FinishFeed)
-        other = open_store(f"{DATABASE_URL}?schema={one.schema}")
-        assert isinstance(other, PostgresStore)
-        heard: list[str] = []
-        try:
-            with anyio.fail_after(10):
-                async with anyio.create_task_group() as tasks:
-
-                    async def listen() -> None:
-                        async for flow_id in other.finished_flows():
-                            heard.append(flow_id)
-                            return
-
-                    tasks.start_soon(listen)
-                    while not heard:
-                        await one.announce_finished("flow-9")
-                        await anyio.sleep(0.05)
-        finally:
-            await other.aclose()
-        assert heard == ["flow-9"]
 
 
 @pytest.mark.parametrize(

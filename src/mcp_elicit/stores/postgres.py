@@ -34,12 +34,12 @@ import json
 import re
 from collections.abc import AsyncIterator, Collection
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
 import anyio
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
-from mcp_elicit.stores.credentials import without_password
+from mcp_elicit.stores.credentials import read_server_url, without_password
 from mcp_elicit.stores.memory import copy_details
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
 
@@ -105,18 +105,13 @@ class PostgresStore:
         ``postgres://``). Connects, and creates or migrates the schema, on first use. Raises
         :class:`StoreError` for a bad URL, an unknown option, or when asyncpg is not
         installed (``pip install 'mcp-elicit[postgres]'``)."""
-        shown = without_password(url)
-        try:
-            parts = urlsplit(url)
-            parts.port  # noqa: B018 - a bad port raises here
-        except ValueError as error:
-            raise StoreError(f"not a PostgreSQL URL: {shown}: {error}") from None
-        if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
-            raise StoreError(f"not a PostgreSQL URL (postgresql://host/database): {shown}")
-        options = dict(parse_qsl(parts.query, keep_blank_values=True))
-        unknown = sorted(set(options) - _OPTIONS)
-        if unknown:
-            raise StoreError(f"unknown PostgreSQL store option {unknown[0]!r} (allowed: schema)")
+        parts, options = read_server_url(
+            url,
+            engine="PostgreSQL",
+            schemes=("postgresql", "postgres"),
+            form="postgresql://host/database",
+            options=_OPTIONS,
+        )
         schema = options.get("schema", DEFAULT_SCHEMA)
         if not _IDENTIFIER.fullmatch(schema):
             raise StoreError(
@@ -129,7 +124,7 @@ class PostgresStore:
                 "the PostgreSQL store needs asyncpg: pip install 'mcp-elicit[postgres]'"
             ) from None
         dsn = urlunsplit(parts._replace(scheme="postgresql", query=""))
-        return cls(dsn, url=shown, schema=schema)
+        return cls(dsn, url=without_password(url), schema=schema)
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.url!r})"

@@ -30,10 +30,10 @@ import json
 import math
 from collections.abc import AsyncIterator, Collection
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
-from mcp_elicit.stores.credentials import without_password
+from mcp_elicit.stores.credentials import read_server_url, without_password
 from mcp_elicit.stores.memory import copy_details
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
 
@@ -182,18 +182,13 @@ class RedisStore:
         """Open ``redis://[user:password@]host[:port][/db][?prefix=...]`` (or ``rediss://``).
         Connects on first use. Raises :class:`StoreError` for a bad URL, an unknown option,
         or when redis-py is not installed (``pip install 'mcp-elicit[redis]'``)."""
-        shown = without_password(url)
-        try:
-            parts = urlsplit(url)
-            parts.port  # noqa: B018 - a bad port raises here
-        except ValueError as error:
-            raise StoreError(f"not a Redis URL: {shown}: {error}") from None
-        if parts.scheme not in ("redis", "rediss") or not parts.hostname:
-            raise StoreError(f"not a Redis URL (redis://host[:port][/db]): {shown}")
-        options = dict(parse_qsl(parts.query, keep_blank_values=True))
-        unknown = sorted(set(options) - _OPTIONS)
-        if unknown:
-            raise StoreError(f"unknown Redis store option {unknown[0]!r} (allowed: prefix)")
+        parts, options = read_server_url(
+            url,
+            engine="Redis",
+            schemes=("redis", "rediss"),
+            form="redis://host[:port][/db]",
+            options=_OPTIONS,
+        )
         prefix = options.get("prefix", DEFAULT_PREFIX)
         if not prefix or any(c.isspace() for c in prefix):
             raise StoreError(f"prefix must be non-empty, without spaces: {prefix!r}")
