@@ -11,7 +11,7 @@ NPM ?= npm
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup peers browser demo test test-fast lint typecheck pytest bench screenshots clean
+.PHONY: setup peers browser nginx demo test test-fast lint typecheck pytest bench screenshots clean
 
 setup: $(VENV)/.synced
 
@@ -45,6 +45,17 @@ browser:
 	  echo "make browser: $(CHROMIUM) is missing; install Debian's chromium (apt-get install chromium)" >&2; \
 	  exit 1; }
 
+# nginx in front of several server instances (tests/nginx_support.py): Debian's package, the
+# same way. Its service is not started: the tests run their own nginx with their own config.
+NGINX ?= /usr/sbin/nginx
+nginx:
+	@test -x $(NGINX) || { \
+	  [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  { apt-get install -y -q nginx-light >/dev/null || apt-get install -y -q nginx >/dev/null || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q nginx >/dev/null; }; }; } || { \
+	  echo "make nginx: $(NGINX) is missing; install Debian's nginx (apt-get install nginx)" >&2; \
+	  exit 1; }
+
 # `make demo ARGS=--remote`: the remote demo needs Node and oidc-provider (the peers) too.
 demo: setup $(if $(findstring --remote,$(ARGS)),peers)
 	$(VENV)/bin/mcp-elicit demo $(ARGS)
@@ -56,7 +67,7 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy --strict src
 
-pytest: setup peers browser
+pytest: setup peers browser nginx
 	$(PY) -m pytest
 
 test: lint typecheck pytest

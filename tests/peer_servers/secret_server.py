@@ -50,7 +50,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -271,6 +271,7 @@ def start_http(
     name: str = "server",
     timeout: float = 60.0,
     resume_wait: float | None = None,
+    extra: Sequence[str] = (),
 ) -> HttpServer:
     """Start this server on ``127.0.0.1:port`` (a free one by default) and wait until it
     answers HTTP. ``logs`` gets ``<name>.out`` and ``<name>.err``."""
@@ -282,6 +283,7 @@ def start_http(
         command.append("--auth")
     if resume_wait is not None:
         command += ["--resume-wait", str(resume_wait)]
+    command += list(extra)
     with stdout.open("ab") as out, stderr.open("ab") as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, env=server_env(key, logs))
     running = HttpServer(process, chosen, stdout, stderr)
@@ -542,6 +544,8 @@ def main() -> None:
     parser.add_argument(
         "--resume-wait", type=float, default=20.0, help="Elicitation(url_resume_wait=...)"
     )
+    parser.add_argument("--public-url", help="where browsers reach the pages (a load balancer)")
+    parser.add_argument("--instance", help="this instance's tag behind a load balancer")
     args = parser.parse_args()
     if args.auth and args.http is None:
         parser.error("--auth needs --http")
@@ -556,7 +560,11 @@ def main() -> None:
     if args.http is None:
         anyio.run(elicitation.run_async, "stdio")
     else:
-        anyio.run(lambda: elicitation.run_async("streamable-http", port=args.http))
+        if args.public_url:
+            elicitation.public_url = args.public_url
+        anyio.run(
+            lambda: elicitation.run_async("streamable-http", port=args.http, instance=args.instance)
+        )
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ from mcp_elicit.server.completions import (
     TrackParams,
 )
 from mcp_elicit.server.identity import Identity, LocalIdentity
+from mcp_elicit.server.instances import SessionTag
 from mcp_elicit.server.keys import DeploymentKey
 from mcp_elicit.server.links import PAGES_PREFIX
 from mcp_elicit.server.middleware import ElicitationMiddleware
@@ -435,6 +436,7 @@ class Elicitation:
         port: int = 8000,
         allow_insecure_http: bool = False,
         uvicorn_options: Mapping[str, Any] | None = None,
+        instance: str | None = None,
     ) -> None:
         """Run the server with everything elicitation needs (blocking). ``server`` may be left
         out when it was given to the constructor (``run("streamable-http")`` then works
@@ -449,7 +451,12 @@ class Elicitation:
         :data:`DEFAULT_UVICORN_OPTIONS` (keep-alive 75 s, docs/deployment.md says why):
         ``timeout_keep_alive``, ``limit_concurrency``, ``backlog``,
         ``h11_max_incomplete_event_size``, ``ssl_certfile``, ... (not ``host``, ``port``,
-        ``app``, ``lifespan``, ``workers`` or ``reload``, which are run's)."""
+        ``app``, ``lifespan``, ``workers`` or ``reload``, which are run's).
+
+        ``instance`` (default: ``MCP_ELICIT_INSTANCE``): this instance's tag when several run
+        behind a load balancer; 2025-era session ids then carry it, so that the balancer can
+        send each session's requests to the instance that holds it
+        (:mod:`mcp_elicit.server.instances`, docs/deploy.md)."""
         anyio.run(
             lambda: self.run_async(
                 server,
@@ -458,6 +465,7 @@ class Elicitation:
                 port=port,
                 allow_insecure_http=allow_insecure_http,
                 uvicorn_options=uvicorn_options,
+                instance=instance,
             )
         )
 
@@ -470,6 +478,7 @@ class Elicitation:
         port: int = 8000,
         allow_insecure_http: bool = False,
         uvicorn_options: Mapping[str, Any] | None = None,
+        instance: str | None = None,
     ) -> None:
         """:meth:`run`, in a running event loop."""
         if isinstance(server, str):  # run("streamable-http") on the installed server
@@ -503,7 +512,9 @@ class Elicitation:
             self.public_url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
         loopback_port = port if is_loopback_host(host) else None
         self.mount(app, loopback_port=loopback_port, allow_insecure_http=allow_insecure_http)
-        config = uvicorn.Config(app, host=host, port=port, **options)
+        tag = instance or os.environ.get("MCP_ELICIT_INSTANCE") or None
+        served_app: Any = SessionTag(app, tag) if tag else app
+        config = uvicorn.Config(served_app, host=host, port=port, **options)
         async with self.running():
             await uvicorn.Server(config).serve()
 
