@@ -45,24 +45,57 @@ def engine(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+class Cluster:
+    """nginx and the three instances behind it; an instance can be killed and started again
+    on its port."""
+
+    def __init__(self, tmp_path: Path, key: str, store: str, origin: str) -> None:
+        self.tmp, self.key, self.store, self.origin = tmp_path, key, store, origin
+        self.servers: dict[str, HttpServer] = {}
+        self.lb: Nginx | None = None
+
+    def start(self, tag: str, port: int | None = None) -> HttpServer:
+        extra = ["--public-url", self.origin, "--instance", tag]
+        server = start_http(
+            store=self.store,
+            key=self.key,
+            logs=self.tmp / "logs",
+            name=tag,
+            port=port,
+            extra=extra,
+        )
+        self.servers[tag] = server
+        return server
+
+    def kill(self, tag: str) -> None:
+        self.servers[tag].kill()
+
+    def restart(self, tag: str) -> HttpServer:
+        return self.start(tag, self.servers[tag].port)
+
+
 @contextlib.asynccontextmanager
-async def behind_nginx(tmp_path: Path, key: str, engine: str) -> AsyncIterator[Nginx]:
+async def cluster(tmp_path: Path, key: str, engine: str) -> AsyncIterator[Cluster]:
     listen = free_port()
-    origin = f"http://127.0.0.1:{listen}"
     async with shared_store(engine) as url:
-        servers: list[HttpServer] = []
+        made = Cluster(tmp_path, key, url, f"http://127.0.0.1:{listen}")
         try:
             for tag in TAGS:
-                extra = ["--public-url", origin, "--instance", tag]
-                servers.append(
-                    start_http(store=url, key=key, logs=tmp_path / "logs", name=tag, extra=extra)
-                )
-            ports = {tag: server.port for tag, server in zip(TAGS, servers, strict=True)}
+                made.start(tag)
+            ports = {tag: server.port for tag, server in made.servers.items()}
             with nginx(tmp_path / "nginx", listen, ports) as balancer:
-                yield balancer
+                made.lb = balancer
+                yield made
         finally:
-            for server in servers:
+            for server in made.servers.values():
                 server.stop()
+
+
+@contextlib.asynccontextmanager
+async def behind_nginx(tmp_path: Path, key: str, engine: str) -> AsyncIterator[Nginx]:
+    async with cluster(tmp_path, key, engine) as made:
+        assert made.lb is not None
+        yield made.lb
 
 
 def upstreams(lines: list[str], *, session: bool) -> set[str]:
@@ -133,3 +166,86 @@ async def test_2026_07_28_requests_go_round_robin_and_the_retry_resumes_anywhere
     # No session: the call, its retry and the pages were spread over the instances.
     spread: Any = upstreams(routed, session=False)
     assert len(spread) >= 2, routed
+
+
+async def test_2026_07_28_an_instance_killed_mid_flow_loses_nothing_and_the_others_serve(
+    tmp_path: Path, key: str, sentinel: str, engine: str
+) -> None:
+    """kill -9 of an instance while the person is on the page: the page, the retry and the
+    result go through the other two; the instance started again serves as before."""
+    async with cluster(tmp_path, key, engine) as made:
+        lb = made.lb
+        assert lb is not None
+
+        async def person(
+            context: ClientRequestContext, params: types.ElicitRequestParams
+        ) -> types.ElicitResult:
+            assert isinstance(params, types.ElicitRequestURLParams)
+            made.kill("a")  # mid-flow: whichever instance asked, a is gone now
+            async with browser() as someone:
+                await someone.enter(params.url, sentinel)
+            return types.ElicitResult(action="accept")
+
+        with anyio.fail_after(TIMEOUT):
+            lb_server = cast(HttpServer, lb)
+            async with sdk_client(lb_server, Wire(), mode="auto", callback=person) as client:
+                text = text_of(await client.call_tool("connect_service", {}))
+            assert fingerprint_of(sentinel) in text
+            made.restart("a")
+            # Everyone serves again, a included, and the stored secret is used: no question.
+            async with sdk_client(lb_server, Wire(), mode="auto") as client:
+                for _ in range(6):
+                    again = text_of(await client.call_tool("connect_service", {}))
+                    assert fingerprint_of(sentinel) in again
+        # The calls after the kill were spread over the instances still up (nginx leaves a
+        # failed one out for a while, so a may or may not be among them yet).
+        answered = {line.split(" ")[4] for line in lb.routed()[-6:]}
+        assert len(answered) >= 2, lb.routed()
+
+
+async def test_2025_11_25_the_instance_holding_the_session_killed_mid_flow_loses_nothing(
+    tmp_path: Path, key: str, sentinel: str, engine: str
+) -> None:
+    """The session dies with its instance; the flow does not. The person finishes on the
+    page (another instance serves it); the client connects again and the tool finds the
+    secret stored, without asking again."""
+    async with cluster(tmp_path, key, engine) as made:
+        lb = made.lb
+        assert lb is not None
+        links: list[str] = []
+        entered = anyio.Event()
+
+        async def kill_the_holder_then_enter(url: str) -> None:
+            # The person is not the client: what they do goes on when the session breaks.
+            held_by = upstreams(lb.routed(), session=True)
+            [holder] = [t for t in TAGS if f"127.0.0.1:{made.servers[t].port}" in held_by]
+            made.kill(holder)
+            async with browser() as someone:
+                await someone.enter(url, sentinel)
+            entered.set()
+
+        with anyio.fail_after(TIMEOUT):
+            lb_server = cast(HttpServer, lb)
+            async with anyio.create_task_group() as people:
+
+                async def person(
+                    context: ClientRequestContext, params: types.ElicitRequestParams
+                ) -> types.ElicitResult:
+                    assert isinstance(params, types.ElicitRequestURLParams)
+                    links.append(params.url)
+                    people.start_soon(kill_the_holder_then_enter, params.url)
+                    await anyio.sleep_forever()  # the session ends first
+                    raise AssertionError("unreachable")
+
+                with pytest.raises(Exception):  # noqa: B017, PT011 - the session is gone
+                    async with sdk_client(
+                        lb_server, Wire(), mode="legacy", callback=person
+                    ) as client:
+                        await client.call_tool("connect_service", {})
+                await entered.wait()
+            for tag, server in list(made.servers.items()):
+                if server.process.poll() is not None:
+                    made.restart(tag)
+            async with sdk_client(lb_server, Wire(), mode="legacy") as client:  # never asked
+                text = text_of(await client.call_tool("connect_service", {}))
+        assert len(links) == 1 and fingerprint_of(sentinel) in text
