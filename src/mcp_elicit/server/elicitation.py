@@ -182,7 +182,7 @@ class Elicitation:
         if public_url:
             self.public_url = public_url
         self.request_state_security = RequestStateSecurity(
-            codec=_LazyCodec(lambda: self.key.derive("request-state")),
+            codec=_LazyCodec(lambda: self.key.derive_all("request-state")),
             ttl=request_state_ttl,
             bind_principal=self.bind_principal,
         )
@@ -348,7 +348,7 @@ class Elicitation:
         self._insecure_http = allow_insecure_http
 
     def _pages(self, loopback_port: int | None) -> Starlette:
-        pages_key = self.key.derive("csrf")
+        pages_key = self.key.derive_all("csrf")  # newest first: a rotation opens the old
         server_name = self._server.name if self._server is not None else "This server"
         connector = None
         if self.runtime.providers:
@@ -637,13 +637,13 @@ class _LazyCodec:
     """The SDK's AES-GCM codec for ``requestState``, made with the key when the first state is
     sealed or opened (a ``RequestStateCodec``, the SDK's public seam for the crypto)."""
 
-    def __init__(self, key: Callable[[], bytes]) -> None:
+    def __init__(self, key: Callable[[], list[bytes]]) -> None:
         self._key = key
         self._codec: AESGCMRequestStateCodec | None = None
 
     def _made(self) -> AESGCMRequestStateCodec:
         if self._codec is None:
-            self._codec = AESGCMRequestStateCodec([self._key()])
+            self._codec = AESGCMRequestStateCodec(self._key())  # newest first
         return self._codec
 
     def seal(self, payload: bytes) -> str:

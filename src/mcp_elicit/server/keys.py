@@ -24,6 +24,12 @@ Who may touch the key file (POSIX), checked each time it is read:
   write to it.
 
 What we create is owner-only from the first instant: directories 0700, files 0600.
+
+Rotation: a new key seals, the previous ones still open until they are retired. Set the new
+key in ``MCP_ELICIT_KEY`` and the ones it replaces in ``MCP_ELICIT_PREVIOUS_KEYS`` (comma
+separated, newest first) on every instance; once nothing sealed under an old key is still
+needed (a vault entry is moved by storing it again; state, cookies and form tokens live
+minutes to hours), drop it from the list. In code: ``DeploymentKey(new, previous=[old])``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import re
 import secrets
 import stat
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from cryptography.hazmat.primitives import hashes
@@ -45,6 +52,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 logger = logging.getLogger(__name__)
 
 MIN_BYTES = 32
+PREVIOUS_VARIABLE = "MCP_ELICIT_PREVIOUS_KEYS"
 _MAKE_ONE = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 
@@ -52,12 +60,14 @@ _HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 class DeploymentKey:
     """The root secret. Holds raw bytes; only derived keys ever leave it."""
 
-    __slots__ = ("_raw",)
+    __slots__ = ("_previous", "_raw")
 
-    def __init__(self, raw: bytes) -> None:
+    def __init__(self, raw: bytes, *, previous: Sequence[bytes | DeploymentKey] = ()) -> None:
         if len(raw) < MIN_BYTES:
             raise ValueError(f"a deployment key needs at least {MIN_BYTES} bytes")
         self._raw = bytes(raw)
+        older = [k if isinstance(k, DeploymentKey) else DeploymentKey(k) for k in previous]
+        self._previous = tuple(older)
 
     @classmethod
     def generate(cls) -> DeploymentKey:
@@ -83,9 +93,19 @@ class DeploymentKey:
                     f"{env} must hold at least {MIN_BYTES} random bytes, hex or base64url "
                     f"encoded; make one with: {_MAKE_ONE}"
                 )
-            return cls(raw)
+            return cls(raw, previous=_previous_keys(PREVIOUS_VARIABLE))
         path = Path(file) if file is not None else default_key_file()
         return cls(_read_or_create(path))
+
+    @property
+    def previous(self) -> tuple[DeploymentKey, ...]:
+        """The keys this one replaced, newest first: they still open, never seal."""
+        return self._previous
+
+    def derive_all(self, purpose: str) -> list[bytes]:
+        """:meth:`derive` of this key, then of each previous one: seal with the first, open
+        with any."""
+        return [self.derive(purpose), *(k.derive(purpose) for k in self._previous)]
 
     def derive(self, purpose: str) -> bytes:
         """A 32-byte key for one ``purpose`` ("vault", "request-state", "csrf", …)."""
@@ -106,7 +126,8 @@ class DeploymentKey:
         return self.derive("fingerprint")[:6].hex()
 
     def __repr__(self) -> str:
-        return f"DeploymentKey(fingerprint={self.fingerprint!r})"
+        older = f", previous={[k.fingerprint for k in self._previous]!r}" if self._previous else ""
+        return f"DeploymentKey(fingerprint={self.fingerprint!r}{older})"
 
     def __reduce__(self) -> tuple[object, ...]:
         # Pickling would write the raw key wherever the pickle goes (a cache, a queue).
@@ -293,3 +314,19 @@ def _write_new(path: Path, content: bytes) -> None:
         f.write(content)
         f.flush()
         os.fsync(f.fileno())
+
+
+def _previous_keys(env: str) -> list[bytes]:
+    """``env``: keys a rotation replaced, comma separated, newest first (empty: none)."""
+    found: list[bytes] = []
+    for index, text in enumerate(t.strip() for t in os.environ.get(env, "").split(",")):
+        if not text:
+            continue
+        raw = decode_key_text(text)
+        if raw is None or len(raw) < MIN_BYTES:
+            raise ValueError(
+                f"{env}: key {index + 1} must hold at least {MIN_BYTES} random bytes, hex or "
+                "base64url encoded"
+            )
+        found.append(raw)
+    return found

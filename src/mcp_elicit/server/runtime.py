@@ -127,7 +127,10 @@ class Runtime:
     @property
     def vault(self) -> Vault:
         if self._vault is None:
-            self._vault = Vault(self.store, self._key().derive("vault"), server=self.server_id)
+            # Newest first: after a rotation the previous keys still open what they sealed.
+            self._vault = Vault(
+                self.store, keys=self._key().derive_all("vault"), server=self.server_id
+            )
         return self._vault
 
     def user_of(self, request: ServerRequestContext[Any, Any]) -> str:

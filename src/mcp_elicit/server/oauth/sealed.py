@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives import hashes
@@ -23,14 +24,18 @@ _MAX_TOKEN = 4096  # larger than anything we seal; a bigger cookie or parameter 
 class Sealer:
     """Seals JSON objects for one ``purpose`` (e.g. ``"browser-session"``)."""
 
-    def __init__(self, key: bytes, purpose: str) -> None:
-        if len(key) < 32:
+    def __init__(self, key: bytes | Sequence[bytes], purpose: str) -> None:
+        # Several keys: a rotation (newest first): the first seals, any opens.
+        keys = [key] if isinstance(key, bytes | bytearray) else list(key)
+        if not keys or any(len(k) < 32 for k in keys):
             raise ValueError("a sealing key needs at least 32 bytes")
-        derived = HKDF(
-            algorithm=hashes.SHA256(), length=32, salt=None, info=b"mcp-elicit/" + purpose.encode()
-        ).derive(key)
+        info = b"mcp-elicit/" + purpose.encode()
+        derived = [
+            HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(bytes(k))
+            for k in keys
+        ]
         self.purpose = purpose
-        self._codec = AESGCMRequestStateCodec([derived])
+        self._codec = AESGCMRequestStateCodec(derived)
 
     def seal(self, payload: dict[str, Any], *, ttl: float) -> str:
         body = {"p": self.purpose, "exp": time.time() + ttl, "v": payload}

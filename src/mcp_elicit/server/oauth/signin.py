@@ -121,7 +121,7 @@ class OidcIdentity(AccessTokenIdentity):
 
     # -- the pages' routes ------------------------------------------------------------------
 
-    def sign_in_routes(self, *, key: bytes, csrf: Csrf) -> list[BaseRoute]:
+    def sign_in_routes(self, *, key: bytes | Sequence[bytes], csrf: Csrf) -> list[BaseRoute]:
         """The routes the hosted pages add for this identity, and the keys it seals with."""
         self._session = Sealer(key, "browser-session")
         self._signin = Sealer(key, "browser-signin")

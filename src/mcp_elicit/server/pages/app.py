@@ -37,7 +37,7 @@ class BrowserSignIn(Protocol):
     """An identity that signs browsers in itself (``OidcIdentity``): the pages add its routes
     (sign-in, its callback, sign-out) and give it the key to seal its cookies with."""
 
-    def sign_in_routes(self, *, key: bytes, csrf: Csrf) -> list[BaseRoute]: ...
+    def sign_in_routes(self, *, key: bytes | Sequence[bytes], csrf: Csrf) -> list[BaseRoute]: ...
 
 
 def hosted_pages(
@@ -45,7 +45,7 @@ def hosted_pages(
     flows: Flows,
     vault: Vault,
     identity: Identity,
-    csrf_key: bytes,
+    csrf_key: bytes | Sequence[bytes],
     server_name: str,
     allowed_hosts: AllowedHosts,
     connect: Connect | None = None,

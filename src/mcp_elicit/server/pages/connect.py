@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx2
@@ -66,7 +66,7 @@ class Connector:
         flows: Flows,
         vault: Vault,
         identity: Identity,
-        key: bytes,
+        key: bytes | Sequence[bytes],
         server_name: str,
     ) -> None:
         self._providers = dict(providers)

@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
@@ -38,12 +39,16 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 class Csrf:
     """Issues and checks the cookie and the per-flow form token."""
 
-    def __init__(self, key: bytes) -> None:
-        if len(key) < MIN_KEY_BYTES:
+    def __init__(self, key: bytes | Sequence[bytes]) -> None:
+        # Several keys: a rotation (newest first). Tokens are made with the first, and one
+        # made with any of them is accepted.
+        keys = [key] if isinstance(key, bytes | bytearray) else list(key)
+        if not keys or any(len(k) < MIN_KEY_BYTES for k in keys):
             raise ValueError(
                 f"csrf_key needs at least {MIN_KEY_BYTES} bytes; use DeploymentKey.derive('csrf')"
             )
-        self._key = bytes(key)
+        self._keys = [bytes(k) for k in keys]
+        self._key = self._keys[0]
 
     def cookie_of(self, request: Request) -> str | None:
         """The browser's CSRF cookie, if it sent one of the right shape."""
@@ -65,8 +70,9 @@ class Csrf:
             secure=request.url.scheme == "https",
         )
 
-    def token(self, cookie: str, flow_id: str) -> str:
-        mac = hmac.new(self._key, f"{cookie}|{flow_id}".encode(), hashlib.sha256).digest()
+    def token(self, cookie: str, flow_id: str, *, key: bytes | None = None) -> str:
+        message = f"{cookie}|{flow_id}".encode()
+        mac = hmac.new(key or self._key, message, hashlib.sha256).digest()
         return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
 
     def token_is_valid(self, request: Request, flow_id: str, token: str | None) -> bool:
@@ -75,7 +81,11 @@ class Csrf:
             return False
         # Bytes, not str: compare_digest refuses a str with non-ASCII characters, and the
         # token field is whatever the request sent.
-        return hmac.compare_digest(self.token(cookie, flow_id).encode(), token.encode())
+        given = token.encode()
+        return any(
+            hmac.compare_digest(self.token(cookie, flow_id, key=key).encode(), given)
+            for key in self._keys
+        )
 
 
 def came_from_this_origin(request: Request) -> bool:
