@@ -14,6 +14,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -28,6 +29,7 @@ from tests.peer_servers.secret_server import (
     browser,
     fingerprint_of,
     flow_id_of,
+    mcp_http,
     sdk_client,
     start_http,
     text_of,
@@ -78,11 +80,12 @@ async def shared_store(engine: str) -> AsyncIterator[str]:
 
 @asynccontextmanager
 async def two_instances(
-    tmp_path: Path, key: str, engine: str
+    tmp_path: Path, key: str, engine: str, *options: str
 ) -> AsyncIterator[tuple[HttpServer, HttpServer]]:
     async with shared_store(engine) as url:
-        a = start_http(store=url, key=key, logs=tmp_path / "logs", name="a")
-        b = start_http(store=url, key=key, logs=tmp_path / "logs", name="b")
+        logs = tmp_path / "logs"
+        a = start_http(store=url, key=key, logs=logs, name="a", extra=options)
+        b = start_http(store=url, key=key, logs=logs, name="b", extra=options)
         try:
             yield a, b
         finally:
@@ -152,3 +155,43 @@ async def test_minus_32042_on_a_completed_on_b_then_the_retry_on_a(
                     tasks.cancel_scope.cancel()
             finally:
                 await raw.aclose()
+
+
+async def test_the_url_drafts_track_on_a_returns_when_b_completes_the_flow(
+    tmp_path: Path, key: str, sentinel: str, engine: str
+) -> None:
+    """-32604 from A; ``elicitation/track`` held on A returns once the person has entered
+    the secret on B's page; the call again on A gets it."""
+    from tests.server.oauth.test_downstream_draft import DraftSession
+
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            two_instances(tmp_path, key, engine, "--url-draft") as (a, b),
+            mcp_http("alice", Wire()) as http,
+        ):
+            session = DraftSession(http, a.url)
+            await session.start()
+            refused = await session.request(
+                "tools/call", {"name": "connect_later", "arguments": {}}
+            )
+            assert refused["error"]["code"] == -32604, refused
+            [item] = refused["error"]["data"]["elicitations"]
+            tracked: dict[str, Any] = {}
+
+            async def track() -> None:
+                tracked.update(
+                    await session.request(
+                        "elicitation/track",
+                        {"_meta": {"progressToken": "t"}, "elicitationId": item["elicitationId"]},
+                    )
+                )
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(track)
+                await anyio.sleep(0.3)
+                assert tracked == {}  # held on A while nobody has entered anything
+                async with browser() as someone:
+                    await someone.enter(on(b, item["url"]), sentinel)
+            assert "result" in tracked, tracked
+            again = await session.request("tools/call", {"name": "connect_later", "arguments": {}})
+            assert fingerprint_of(sentinel) in again["result"]["content"][0]["text"]
