@@ -5,13 +5,11 @@ finish feed, errors that name what is wrong."""
 
 from __future__ import annotations
 
-import builtins
 import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -115,19 +113,6 @@ def test_a_bad_url_names_what_is_wrong(url: str, said: str) -> None:
 def test_the_password_is_never_shown() -> None:
     store = open_store("postgresql://app:hunter2@127.0.0.1/db")
     assert "hunter2" not in store.url and "hunter2" not in repr(store)
-
-
-def test_without_asyncpg_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_import = builtins.__import__
-
-    def no_asyncpg(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "asyncpg" or name.startswith("asyncpg."):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_asyncpg)
-    with pytest.raises(StoreError, match=r"pip install 'mcp-elicit\[postgres\]'"):
-        open_store("postgresql://127.0.0.1/db")
 
 
 async def test_an_unreachable_server_is_a_store_error_without_the_password() -> None:

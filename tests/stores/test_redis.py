@@ -4,7 +4,6 @@ atomicity under concurrent callers, the finish feed, errors that name what is wr
 
 from __future__ import annotations
 
-import builtins
 import os
 import shutil
 import socket
@@ -14,7 +13,6 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -104,19 +102,6 @@ def test_a_bad_url_names_what_is_wrong(url: str, said: str) -> None:
 def test_the_password_is_never_shown() -> None:
     store = open_store("redis://app:hunter2@127.0.0.1:6379/0")
     assert "hunter2" not in store.url and "hunter2" not in repr(store)
-
-
-def test_without_redis_py_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_import = builtins.__import__
-
-    def no_redis(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "redis" or name.startswith("redis."):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_redis)
-    with pytest.raises(StoreError, match=r"pip install 'mcp-elicit\[redis\]'"):
-        open_store("redis://127.0.0.1:6379/0")
 
 
 async def test_an_unreachable_redis_is_a_store_error_without_the_password() -> None:

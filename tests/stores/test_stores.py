@@ -3,6 +3,7 @@ several processes on one file, WAL, file mode, the busy path), and opening by UR
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import stat
@@ -14,6 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -620,3 +622,25 @@ def test_memory_store_is_not_shared_between_opens() -> None:
 def test_sqlite_env_is_new_enough() -> None:
     # RETURNING (set_flow_status in one statement) needs 3.35.
     assert sqlite3.sqlite_version_info >= sqlite_engine.MIN_SQLITE
+
+
+@pytest.mark.parametrize(
+    ("driver", "url", "extra"),
+    [
+        ("redis", "redis://127.0.0.1:6379/0", "redis"),
+        ("asyncpg", "postgresql://127.0.0.1/db", "postgres"),
+    ],
+)
+def test_without_its_driver_an_engine_names_the_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch, driver: str, url: str, extra: str
+) -> None:
+    real_import = builtins.__import__
+
+    def without(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == driver or name.startswith(driver + "."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without)
+    with pytest.raises(StoreError, match=rf"pip install 'mcp-elicit\[{extra}\]'"):
+        open_store(url)
