@@ -11,7 +11,7 @@ NPM ?= npm
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup peers browser nginx demo test test-fast lint typecheck pytest bench screenshots clean
+.PHONY: setup peers browser nginx load demo test test-fast lint typecheck pytest bench screenshots clean
 
 setup: $(VENV)/.synced
 
@@ -55,6 +55,11 @@ nginx:
 	    { apt-get update -q >/dev/null && apt-get install -y -q nginx >/dev/null; }; }; } || { \
 	  echo "make nginx: $(NGINX) is missing; install Debian's nginx (apt-get install nginx)" >&2; \
 	  exit 1; }
+
+# Secret flows in flight at once through nginx and three instances (bench/load_instances.py;
+# not part of test or bench: minutes). `make load ARGS="--flows 500 --store postgresql"`.
+load: setup nginx
+	$(VENV)/bin/python bench/load_instances.py $(ARGS)
 
 # `make demo ARGS=--remote`: the remote demo needs Node and oidc-provider (the peers) too.
 demo: setup $(if $(findstring --remote,$(ARGS)),peers)
