@@ -1,110 +1,337 @@
-"""The PostgreSQL engine (``postgresql://user@host:port/db?schema=...``), for several server
-instances sharing flows and secrets; with a :class:`~mcp_elicit.stores.FinishFeed` through
-LISTEN/NOTIFY.
+"""The PostgreSQL engine (``postgresql://user@host:port/db?schema=...&table_prefix=...``), for
+several server instances sharing flows and secrets; with a
+:class:`~mcp_elicit.stores.FinishFeed` through LISTEN/NOTIFY.
 
-The driver is asyncpg. Measured (``bench/bench_network_stores.py``, one connection each, the
-store's own statements on a loopback server): asyncpg and psycopg 3 are equally fast (a
-lookup about 63 and 65 us), so speed did not decide; asyncpg has the pool and LISTEN in one
-package (psycopg needs psycopg-pool too) and returns floats exactly. What did matter: the
-pool's default reset on every release costs a round trip (a lookup 154 us instead of 106 us),
-and this store keeps no session state to reset (its advisory locks end with their
-transaction; LISTEN has a connection of its own), so the pool does not reset.
+The driver is asyncpg, chosen by measuring (``bench/bench_postgres_drivers.py``: the store's
+statements sent by raw asyncpg and raw psycopg 3, async, each through its own pool of 10;
+PostgreSQL 15 on loopback, 2 cores, medians of 7 runs; ratio = psycopg time / asyncpg time,
+paired per run)::
 
-Schema (in its own PostgreSQL schema, ``mcp_elicit`` unless ``?schema=`` says otherwise, so
-that an operator can keep it apart or run several deployments in one database):
+    pooled statement                    asyncpg   psycopg 3   ratio, run 1 / run 2
+    insert a flow                       241 us    256 us      1.06 / 1.04  (noise)
+    create with a limit (transaction)   440 us    446 us      1.02 / 1.02  (noise)
+    compare-and-set UPDATE RETURNING    257 us    331 us      1.30 / 1.24
+    select by id                         97 us     97 us      1.06 / 1.13
+    upsert a secret                     207 us    237 us      1.11 / 1.09
+    10 lookups at once, per lookup       48 us     61 us      1.30 / 1.31
+    geometric mean                                            1.137 / 1.133
 
-- ``flows``: one row per flow; ``details`` as JSON *text* (jsonb cannot hold ``\\u0000``
-  and would reorder keys), ``result`` as ``bytea``; times as ``double precision`` (exact).
-  Partial indexes for what the contract asks often: an owner's live flows, live flows by
-  expiry, finished flows by their last change.
-- ``secrets``: sealed bytes keyed by (server, user, name).
-- ``schema_version``: one row. Created on first use and migrated forward in one transaction
-  under an advisory lock, so several instances starting at once agree; a database whose
-  version is newer than this code is refused, not downgraded.
+(asyncpg 0.32, psycopg 3.3.9 with psycopg_pool 3.3.3; without psycopg_pool, on a bare queue
+of connections: 1.183. On one connection each, no pool: asyncpg 1.10 to 1.40x faster on the
+single statements, the limited create 0.99 to 1.36 across three runs.) asyncpg is never
+slower, and clearly faster on the compare-and-set, the upsert and lookups at once: beyond the
+±5 % that is noise on these cores, so asyncpg on speed (it would have been asyncpg for its
+simpler async API had it been a tie). What mattered besides: asyncpg's pool resets each
+connection on release by default, a round trip per operation; this store keeps no session
+state to reset (its advisory locks end with their transaction, LISTEN has a connection of its
+own, and asyncpg still rolls back a transaction left open), so its pool does not reset.
 
-Atomicity: ``create_flow(limit=)`` takes a transaction-scoped advisory lock on its owner,
-then counts and inserts; every status change is one ``UPDATE ... WHERE <expected> RETURNING``;
-``complete_flow`` writes the status, the result and the secret in one transaction.
+Where it keeps things: a PostgreSQL schema, ``mcp_elicit`` unless ``?schema=`` names another,
+and table names starting with ``?table_prefix=`` (default none), so that an operator can keep
+it apart or run several deployments in one database. Both are checked against a strict pattern
+(lower-case letters, digits, ``_``) and double-quoted in every statement. In it:
+
+- ``flows``: one row per flow, keyed by ``id``; ``server``, ``owner`` (the flow's user),
+  ``purpose``, ``status`` (checked to be one of :class:`FlowStatus`); times as ``double
+  precision``, so a float comes back exactly; ``details`` as JSON *text*, encoded as the SQLite
+  engine does (NaN and Infinity refused): ``jsonb`` cannot hold ``\\u0000``, which JSON can,
+  and would reorder keys; ``result``, the sealed bytes a completed flow kept, as ``bytea``.
+  Partial indexes for what the contract asks often: an owner's live flows (the limit's count),
+  live flows by expiry (``expire_flows``), finished flows by their last change
+  (``purge_flows``). Their predicates are written as literals in the statements too, so that
+  the planner can use them under a generic plan.
+- ``secrets``: sealed bytes (``bytea``) and their time, keyed by (server, owner, name).
+- ``schema_version``: one row, the version of the tables. The first use of a store reads it
+  (without a lock, and needing no right to create anything when it is current); when the tables
+  are missing or older, it creates or migrates them in ONE transaction under an advisory lock of
+  the schema, so that several instances starting at once agree (the others wait, then find it
+  done). A version newer than this code is refused, never downgraded.
+
+Atomicity, per method:
+
+- ``create_flow(limit=)``: a transaction takes a transaction-scoped advisory lock of the owner
+  (a hash of schema, prefix, server and user), then inserts only if the owner's live flows
+  number fewer than ``limit`` (``INSERT ... SELECT ... WHERE (SELECT count(*) ...) < limit``).
+  The count is a statement after the lock, so under READ COMMITTED it sees every flow committed
+  by the holders before. Without a limit: one ``INSERT``. A taken id is the primary key's.
+- ``set_flow_status``: one ``UPDATE ... WHERE id AND status = ANY(expected) AND expires_at >
+  now RETURNING ...``; a racing UPDATE waits for the row and re-checks the condition, so one
+  wins.
+- ``complete_flow``: ONE statement (a single transaction): the compare-and-set ``UPDATE`` in a
+  ``WITH``, and the secret's upsert selecting from it, so the secret is written only when the
+  flow did complete, and a failure of either writes neither.
+- ``expire_flows``, ``purge_flows``, ``put_secret`` (``ON CONFLICT DO UPDATE``),
+  ``delete_secret``: one statement each.
+
+Connections: one pool per store (up to :data:`POOL_SIZE`), opened on first use; ``aclose``
+closes it. A connection the server dropped (a restart) is replaced when the pool hands it out
+next, so after PostgreSQL comes back the next call works. Every driver or server failure is a
+:class:`StoreError` naming the URL without its password.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
-from collections.abc import AsyncIterator, Collection
-from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import urlunsplit
+from collections.abc import AsyncIterator, Collection, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
 from mcp_elicit.stores.credentials import read_server_url, without_password
-from mcp_elicit.stores.memory import copy_details
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
 
 if TYPE_CHECKING:
     import asyncpg
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 DEFAULT_SCHEMA: Final = "mcp_elicit"
-_OPTIONS: Final = frozenset({"schema"})
-_IDENTIFIER: Final = re.compile(r"[a-z_][a-z0-9_]{0,40}")
-_LIVE: Final = [s.value for s in LIVE]
-_FINISHED: Final = [s.value for s in FlowStatus if s.finished]
-_COLUMNS: Final = "id, server, owner, purpose, status, created_at, updated_at, expires_at, details"
+POOL_SIZE: Final = 10
+"""Connections one store keeps at most."""
+CONNECT_TIMEOUT_S: Final = 10.0
+CLOSE_TIMEOUT_S: Final = 10.0
+"""How long ``aclose`` waits for operations in flight before it cuts their connections."""
+NEEDS_DRIVER: Final = (
+    "the PostgreSQL store needs asyncpg, which is not installed: pip install 'mcp-elicit[postgres]'"
+)
 
-# Migrations, by the version they lead to; {s} is the quoted schema.
-_MIGRATIONS: Final = {
-    1: """
-CREATE TABLE {s}.flows (
-    id text PRIMARY KEY,
-    server text NOT NULL,
-    owner text NOT NULL,
-    purpose text NOT NULL,
-    status text NOT NULL,
-    created_at double precision NOT NULL,
-    updated_at double precision NOT NULL,
-    expires_at double precision NOT NULL,
-    details text NOT NULL,
-    result bytea
-);
-CREATE INDEX flows_live_by_owner ON {s}.flows (server, owner, expires_at)
-    WHERE status IN ('pending', 'opened');
-CREATE INDEX flows_live_by_expiry ON {s}.flows (expires_at)
-    WHERE status IN ('pending', 'opened');
-CREATE INDEX flows_finished_by_change ON {s}.flows (updated_at)
-    WHERE status IN ('completed', 'declined', 'expired');
-CREATE TABLE {s}.secrets (
-    server text NOT NULL,
-    owner text NOT NULL,
-    name text NOT NULL,
-    sealed bytea NOT NULL,
-    created_at double precision NOT NULL,
-    PRIMARY KEY (server, owner, name)
-);
-""",
+_OPTIONS: Final = frozenset({"schema", "table_prefix"})
+# PostgreSQL names are at most 63 bytes: the schema's and the prefix's bounds leave room for
+# the longest name made from them (the feed's channel is hashed when it would not fit).
+_SCHEMA_NAME: Final = re.compile(r"[a-z_][a-z0-9_]{0,40}")
+_TABLE_PREFIX: Final = re.compile(r"[a-z_][a-z0-9_]{0,19}")
+_SCHEMA_RULE: Final = (
+    "lower-case letters, digits and _, not starting with a digit or pg_, at most 41"
+)
+_PREFIX_RULE: Final = (
+    "lower-case letters, digits and _, not starting with a digit or pg_, at most 20 (or empty)"
+)
+_MAX_NAME: Final = 63
+
+_COLUMNS: Final = "id, server, owner, purpose, status, created_at, updated_at, expires_at, details"
+_LIVE_SQL: Final = "('pending', 'opened')"
+_FINISHED_SQL: Final = "('completed', 'declined', 'expired')"
+_ANY_STATUS_SQL: Final = "('pending', 'opened', 'completed', 'declined', 'expired')"
+assert {s.value for s in LIVE} == {"pending", "opened"}, "_LIVE_SQL names them"
+assert {s.value for s in FlowStatus if s.finished} == {"completed", "declined", "expired"}
+assert len(FlowStatus) == 5, "_ANY_STATUS_SQL names them all"
+
+# Each migration, by the version it leads to: statements run in order in the one migrating
+# transaction. {flows}, {secrets} are the qualified tables, {p} the table prefix.
+_MIGRATIONS: Final[Mapping[int, tuple[str, ...]]] = {
+    1: (
+        """CREATE TABLE {flows} (
+            id text PRIMARY KEY,
+            server text NOT NULL,
+            owner text NOT NULL,
+            purpose text NOT NULL,
+            status text NOT NULL,
+            created_at double precision NOT NULL,
+            updated_at double precision NOT NULL,
+            expires_at double precision NOT NULL,
+            details text NOT NULL,
+            result bytea
+        )""",
+        f"""CREATE INDEX "{{p}}flows_live_by_owner" ON {{flows}} (server, owner, expires_at)
+            WHERE status IN {_LIVE_SQL}""",
+        f"""CREATE INDEX "{{p}}flows_live_by_expiry" ON {{flows}} (expires_at)
+            WHERE status IN {_LIVE_SQL}""",
+        f"""CREATE INDEX "{{p}}flows_finished_by_change" ON {{flows}} (updated_at)
+            WHERE status IN {_FINISHED_SQL}""",
+        """CREATE TABLE {secrets} (
+            server text NOT NULL,
+            owner text NOT NULL,
+            name text NOT NULL,
+            sealed bytea NOT NULL,
+            created_at double precision NOT NULL,
+            PRIMARY KEY (server, owner, name)
+        )""",
+    ),
+    # A row this code could not read back is refused when written, not found when read.
+    2: (
+        f"""ALTER TABLE {{flows}} ADD CONSTRAINT "{{p}}flows_status_known"
+            CHECK (status IN {_ANY_STATUS_SQL})""",
+    ),
 }
+assert sorted(_MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class Statements:
+    """The store's SQL on one schema and prefix (``$n`` parameters, asyncpg's spelling)."""
+
+    insert_flow: str
+    insert_flow_limited: str
+    lock: str
+    get_flow: str
+    set_status: str
+    complete: str
+    complete_with_secret: str
+    flow_result: str
+    expire: str
+    purge: str
+    put_secret: str
+    get_secret: str
+    delete_secret: str
+
+    @classmethod
+    def on(cls, flows: str, secrets: str) -> Statements:
+        upsert = (
+            f"INSERT INTO {secrets} (server, owner, name, sealed, created_at)"
+            " {source} ON CONFLICT (server, owner, name)"
+            " DO UPDATE SET sealed = EXCLUDED.sealed, created_at = EXCLUDED.created_at"
+        )
+        complete = (
+            f"UPDATE {flows} SET status = 'completed', updated_at = $2, result = $3"
+            f" WHERE id = $1 AND status IN {_LIVE_SQL} AND expires_at > $2 RETURNING {_COLUMNS}"
+        )
+        return cls(
+            insert_flow=(
+                f"INSERT INTO {flows} ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+            ),
+            # Typed: in INSERT ... SELECT a bare parameter would be text.
+            insert_flow_limited=(
+                f"INSERT INTO {flows} ({_COLUMNS}) SELECT $1::text, $2::text, $3::text,"
+                " $4::text, $5::text, $6::float8, $7::float8, $8::float8, $9::text"
+                f" WHERE (SELECT count(*) FROM {flows} WHERE server = $2 AND owner = $3"
+                f" AND status IN {_LIVE_SQL} AND expires_at > $6) < $10::bigint"
+            ),
+            lock="SELECT pg_advisory_xact_lock($1::bigint)",
+            get_flow=f"SELECT {_COLUMNS} FROM {flows} WHERE id = $1",
+            set_status=(
+                f"UPDATE {flows} SET status = $2, updated_at = $3 WHERE id = $1"
+                f" AND status = ANY($4::text[]) AND expires_at > $3 RETURNING {_COLUMNS}"
+            ),
+            complete=complete,
+            complete_with_secret=(
+                f"WITH done AS ({complete}),"
+                f" kept AS ({upsert.format(source='SELECT $4, $5, $6, $7, $8 FROM done')})"
+                f" SELECT {_COLUMNS} FROM done"
+            ),
+            flow_result=f"SELECT result FROM {flows} WHERE id = $1",
+            expire=(
+                f"UPDATE {flows} SET status = 'expired', updated_at = $1"
+                f" WHERE status IN {_LIVE_SQL} AND expires_at <= $1"
+            ),
+            purge=f"DELETE FROM {flows} WHERE status IN {_FINISHED_SQL} AND updated_at < $1",
+            put_secret=upsert.format(source="VALUES ($1, $2, $3, $4, $5)"),
+            get_secret=(
+                f"SELECT sealed, created_at FROM {secrets}"
+                " WHERE server = $1 AND owner = $2 AND name = $3"
+            ),
+            delete_secret=f"DELETE FROM {secrets} WHERE server = $1 AND owner = $2 AND name = $3",
+        )
+
+
+# One encoder, built once, with the SQLite engine's rules: compact, ASCII (a lone surrogate
+# survives as an escape), no NaN or Infinity.
+_encode: Final = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+_STATUS: Final = {status.value: status for status in FlowStatus}
+
+
+def _driver() -> Any:
+    """The asyncpg module, or the :class:`StoreError` that says how to install it."""
+    try:
+        import asyncpg
+    except ImportError:
+        raise StoreError(NEEDS_DRIVER) from None
+    return asyncpg
+
+
+def _checked(option: str, value: str, pattern: re.Pattern[str], rule: str) -> str:
+    if not pattern.fullmatch(value) or value.startswith("pg_"):
+        raise StoreError(f"bad PostgreSQL store option {option}={value!r}: {rule}")
+    return value
+
+
+def _lock_key(*parts: str) -> int:
+    """A signed 64-bit advisory lock key for ``parts``."""
+    text = "\0".join(("mcp-elicit", *parts)).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big", signed=True)
+
+
+def _finite(*times: float) -> None:
+    for value in times:
+        if not math.isfinite(value):
+            raise StoreError(f"times must be finite numbers, not {value!r}")
+
+
+def _count(tag: str) -> int:
+    """The row count of a command tag (``UPDATE 3``, ``INSERT 0 1``)."""
+    return int(tag.rsplit(" ", 1)[-1])
+
+
+def _record(row: Any) -> FlowRecord:
+    return FlowRecord(
+        id=row[0],
+        server=row[1],
+        user=row[2],
+        purpose=row[3],
+        status=_STATUS[row[4]],
+        created_at=row[5],
+        updated_at=row[6],
+        expires_at=row[7],
+        details=json.loads(row[8]),
+    )
+
+
+async def _no_reset(connection: Any) -> None:
+    """No ``RESET ALL`` and friends on release: nothing here leaves session state (see the
+    module docstring), and the reset is a round trip per operation."""
 
 
 class PostgresStore:
-    """Flows and sealed secrets in PostgreSQL; see the module docstring for the schema."""
+    """Flows and sealed secrets in PostgreSQL; see the module docstring for the schema.
 
-    def __init__(self, dsn: str, *, url: str, schema: str = DEFAULT_SCHEMA) -> None:
+    A store object belongs to the event loop that first uses it (its pool does); any number
+    of store objects and processes may share one schema."""
+
+    _errors: tuple[type[BaseException], ...] = ()
+    _unique: type[BaseException] = FlowExists  # asyncpg's UniqueViolationError once loaded
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        url: str,
+        schema: str = DEFAULT_SCHEMA,
+        table_prefix: str = "",
+    ) -> None:
+        # Checked here, whoever builds the store: both go into SQL (quoted, too).
+        _checked("schema", schema, _SCHEMA_NAME, _SCHEMA_RULE)
+        if table_prefix:
+            _checked("table_prefix", table_prefix, _TABLE_PREFIX, _PREFIX_RULE)
         self._dsn = dsn
+        self._password = urlsplit(dsn).password
         self.url = url
         self.schema = schema
+        self.table_prefix = table_prefix
         self._s = f'"{schema}"'
+        self._tables = {
+            name: f'{self._s}."{table_prefix}{name}"'
+            for name in ("flows", "secrets", "schema_version")
+        }
+        self._sql = Statements.on(self._tables["flows"], self._tables["secrets"])
+        channel = f"{schema}_{table_prefix}finished"
+        if len(channel) > _MAX_NAME:
+            channel = f"mcp_elicit_{_lock_key(schema, table_prefix) & (2**63 - 1):x}_finished"
+        self.channel = channel
         self._pool: asyncpg.Pool | None = None
         self._opening = anyio.Lock()
         self._closed = False
 
     @classmethod
     def from_url(cls, url: str) -> PostgresStore:
-        """Open ``postgresql://[user[:password]@]host[:port]/database[?schema=NAME]`` (or
-        ``postgres://``). Connects, and creates or migrates the schema, on first use. Raises
-        :class:`StoreError` for a bad URL, an unknown option, or when asyncpg is not
-        installed (``pip install 'mcp-elicit[postgres]'``)."""
+        """Open ``postgresql://[user[:password]@]host[:port]/database[?schema=NAME]
+        [&table_prefix=PREFIX]`` (or ``postgres://``). Connects, and creates or migrates the
+        tables, on first use. Raises :class:`StoreError` for a bad URL, an unknown or bad
+        option (named), or when asyncpg is not installed (``pip install
+        'mcp-elicit[postgres]'``)."""
         parts, options = read_server_url(
             url,
             engine="PostgreSQL",
@@ -112,19 +339,15 @@ class PostgresStore:
             form="postgresql://host/database",
             options=_OPTIONS,
         )
-        schema = options.get("schema", DEFAULT_SCHEMA)
-        if not _IDENTIFIER.fullmatch(schema):
-            raise StoreError(
-                f"schema must be lower-case letters, digits and _ (at most 41): {schema!r}"
-            )
-        try:
-            import asyncpg  # noqa: F401 - only to say early that it is missing
-        except ImportError:
-            raise StoreError(
-                "the PostgreSQL store needs asyncpg: pip install 'mcp-elicit[postgres]'"
-            ) from None
         dsn = urlunsplit(parts._replace(scheme="postgresql", query=""))
-        return cls(dsn, url=without_password(url), schema=schema)
+        store = cls(
+            dsn,
+            url=without_password(url),
+            schema=options.get("schema", DEFAULT_SCHEMA),
+            table_prefix=options.get("table_prefix", ""),
+        )
+        _driver()  # say now, not at first use, that it is missing
+        return store
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.url!r})"
@@ -132,47 +355,46 @@ class PostgresStore:
     # -- the contract -----------------------------------------------------------------------
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
-        details = json.dumps(copy_details(flow.details), allow_nan=False, separators=(",", ":"))
-        import asyncpg
-
-        pool = await self._ready()
+        _finite(flow.created_at, flow.updated_at, flow.expires_at)
         try:
+            details = _encode(flow.details)
+        except (TypeError, ValueError) as error:
+            raise StoreError(f"flow details must be JSON: {error}") from error
+        if not details.startswith("{"):
+            raise StoreError("flow details must be a JSON object")
+        args = (
+            flow.id,
+            flow.server,
+            flow.user,
+            flow.purpose,
+            FlowStatus(flow.status).value,
+            flow.created_at,
+            flow.updated_at,
+            flow.expires_at,
+            details,
+        )
+        pool = self._pool or await self._ready()
+        try:
+            if limit is None:
+                await pool.execute(self._sql.insert_flow, *args)
+                return
             async with pool.acquire() as connection, connection.transaction():
-                if limit is not None:
-                    await connection.execute(
-                        "SELECT pg_advisory_xact_lock($1)", _lock_id(flow.server, flow.user)
-                    )
-                    live = await connection.fetchval(
-                        f"SELECT count(*) FROM {self._s}.flows WHERE server = $1 AND owner = $2"
-                        " AND status = ANY($3) AND expires_at > $4",
-                        flow.server,
-                        flow.user,
-                        _LIVE,
-                        flow.created_at,
-                    )
-                    if live >= limit:
-                        raise TooManyFlows(limit)
-                await connection.execute(
-                    f"INSERT INTO {self._s}.flows ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6,"
-                    " $7, $8, $9)",
-                    flow.id,
-                    flow.server,
-                    flow.user,
-                    flow.purpose,
-                    FlowStatus(flow.status).value,
-                    flow.created_at,
-                    flow.updated_at,
-                    flow.expires_at,
-                    details,
-                )
-        except asyncpg.UniqueViolationError:
+                await connection.execute(self._sql.lock, self._owner_lock(flow.server, flow.user))
+                tag = await connection.execute(self._sql.insert_flow_limited, *args, limit)
+        except self._unique:
             raise FlowExists(f"flow {flow.id!r} already exists") from None
-        except (asyncpg.PostgresError, OSError) as error:
+        except self._errors as error:
             raise self._failed(error) from error
+        if _count(tag) == 0:
+            raise TooManyFlows(limit)
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
-        row = await self._fetchrow(f"SELECT {_COLUMNS} FROM {self._s}.flows WHERE id = $1", flow_id)
-        return _record(row) if row is not None else None
+        pool = self._pool or await self._ready()
+        try:
+            row = await pool.fetchrow(self._sql.get_flow, flow_id)
+        except self._errors as error:
+            raise self._failed(error) from error
+        return None if row is None else _record(row)
 
     async def set_flow_status(
         self,
@@ -182,15 +404,16 @@ class PostgresStore:
         expected: Collection[FlowStatus],
         now: float,
     ) -> FlowRecord | None:
-        row = await self._fetchrow(
-            f"UPDATE {self._s}.flows SET status = $2, updated_at = $3 WHERE id = $1"
-            f" AND status = ANY($4) AND expires_at > $3 RETURNING {_COLUMNS}",
-            flow_id,
-            FlowStatus(status).value,
-            now,
-            [FlowStatus(s).value for s in expected],
-        )
-        return _record(row) if row is not None else None
+        _finite(now)
+        wanted = [FlowStatus(s).value for s in expected]
+        pool = self._pool or await self._ready()
+        try:
+            row = await pool.fetchrow(
+                self._sql.set_status, flow_id, FlowStatus(status).value, now, wanted
+            )
+        except self._errors as error:
+            raise self._failed(error) from error
+        return None if row is None else _record(row)
 
     async def complete_flow(
         self,
@@ -200,92 +423,86 @@ class PostgresStore:
         result: bytes | None = None,
         secret: SealedSecret | None = None,
     ) -> FlowRecord | None:
-        import asyncpg
-
-        pool = await self._ready()
+        _finite(now)
+        kept = None if result is None else bytes(result)
+        pool = self._pool or await self._ready()
         try:
-            async with pool.acquire() as connection, connection.transaction():
-                row = await connection.fetchrow(
-                    f"UPDATE {self._s}.flows SET status = 'completed', updated_at = $2,"
-                    " result = $3 WHERE id = $1 AND status = ANY($4) AND expires_at > $2"
-                    f" RETURNING {_COLUMNS}",
+            if secret is None:
+                row = await pool.fetchrow(self._sql.complete, flow_id, now, kept)
+            else:
+                _finite(secret.created_at)
+                row = await pool.fetchrow(
+                    self._sql.complete_with_secret,
                     flow_id,
                     now,
-                    None if result is None else bytes(result),
-                    _LIVE,
+                    kept,
+                    secret.server,
+                    secret.user,
+                    secret.name,
+                    bytes(secret.sealed),
+                    secret.created_at,
                 )
-                if row is None:
-                    return None
-                if secret is not None:
-                    await self._upsert(connection, secret)
-        except (asyncpg.PostgresError, OSError) as error:
+        except self._errors as error:
             raise self._failed(error) from error
-        return _record(row)
+        return None if row is None else _record(row)
 
     async def flow_result(self, flow_id: str) -> bytes | None:
-        row = await self._fetchrow(f"SELECT result FROM {self._s}.flows WHERE id = $1", flow_id)
-        return None if row is None or row["result"] is None else bytes(row["result"])
+        pool = self._pool or await self._ready()
+        try:
+            value = await pool.fetchval(self._sql.flow_result, flow_id)
+        except self._errors as error:
+            raise self._failed(error) from error
+        return None if value is None else bytes(value)
 
     async def expire_flows(self, now: float) -> int:
-        done = await self._execute(
-            f"UPDATE {self._s}.flows SET status = 'expired', updated_at = $1"
-            " WHERE status = ANY($2) AND expires_at <= $1",
-            now,
-            _LIVE,
-        )
-        return _count(done)
+        _finite(now)
+        return _count(await self._execute(self._sql.expire, now))
 
     async def purge_flows(self, before: float) -> int:
-        done = await self._execute(
-            f"DELETE FROM {self._s}.flows WHERE status = ANY($2) AND updated_at < $1",
-            before,
-            _FINISHED,
-        )
-        return _count(done)
+        _finite(before)
+        return _count(await self._execute(self._sql.purge, before))
 
     async def put_secret(self, secret: SealedSecret) -> None:
-        import asyncpg
-
-        pool = await self._ready()
-        try:
-            async with pool.acquire() as connection:
-                await self._upsert(connection, secret)
-        except (asyncpg.PostgresError, OSError) as error:
-            raise self._failed(error) from error
+        _finite(secret.created_at)
+        await self._execute(
+            self._sql.put_secret,
+            secret.server,
+            secret.user,
+            secret.name,
+            bytes(secret.sealed),
+            secret.created_at,
+        )
 
     async def get_secret(self, user: str, name: str, *, server: str) -> SealedSecret | None:
-        row = await self._fetchrow(
-            f"SELECT sealed, created_at FROM {self._s}.secrets"
-            " WHERE server = $1 AND owner = $2 AND name = $3",
-            server,
-            user,
-            name,
-        )
+        pool = self._pool or await self._ready()
+        try:
+            row = await pool.fetchrow(self._sql.get_secret, server, user, name)
+        except self._errors as error:
+            raise self._failed(error) from error
         if row is None:
             return None
-        return SealedSecret(user, name, bytes(row["sealed"]), row["created_at"], server)
+        return SealedSecret(user, name, bytes(row[0]), row[1], server)
 
     async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
-        done = await self._execute(
-            f"DELETE FROM {self._s}.secrets WHERE server = $1 AND owner = $2 AND name = $3",
-            server,
-            user,
-            name,
-        )
-        return _count(done) > 0
+        return _count(await self._execute(self._sql.delete_secret, server, user, name)) > 0
 
     async def aclose(self) -> None:
         if self._closed:
             return
         self._closed = True
-        if self._pool is not None:
-            await self._pool.close()
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        try:
+            with anyio.move_on_after(CLOSE_TIMEOUT_S):
+                await pool.close()  # waits for the operations in flight
+                return
+        except BaseException:
+            pool.terminate()
+            raise
+        pool.terminate()
 
     # -- FinishFeed -------------------------------------------------------------------------
-
-    @property
-    def channel(self) -> str:
-        return f"{self.schema}_finished"
 
     async def announce_finished(self, flow_id: str) -> None:
         await self._execute("SELECT pg_notify($1, $2)", self.channel, flow_id)
@@ -293,9 +510,8 @@ class PostgresStore:
     async def finished_flows(self) -> AsyncIterator[str]:
         """One connection of its own, LISTENing; a lost connection ends it with
         :class:`StoreError`."""
-        import asyncpg
-
-        self._check_open()
+        await self._ready()
+        asyncpg = _driver()
         send, receive = anyio.create_memory_object_stream[str | BaseException](1000)
 
         def heard(_connection: Any, _pid: int, _channel: str, payload: str) -> None:
@@ -305,8 +521,8 @@ class PostgresStore:
             send.send_nowait(StoreError(f"PostgreSQL at {self.url}: the connection was lost"))
 
         try:
-            connection = await asyncpg.connect(self._dsn)
-        except (asyncpg.PostgresError, OSError) as error:
+            connection = await asyncpg.connect(self._dsn, timeout=CONNECT_TIMEOUT_S)
+        except self._errors as error:
             raise self._failed(error) from error
         try:
             connection.add_termination_listener(lost)
@@ -322,118 +538,108 @@ class PostgresStore:
 
     # -- connections and the schema -----------------------------------------------------------
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError(f"store {self.url} is closed")
+    def _owner_lock(self, server: str, user: str) -> int:
+        """The advisory lock key of one owner's flows, in this schema and prefix."""
+        return _lock_key("owner", self.schema, self.table_prefix, server, user)
 
     def _failed(self, error: BaseException) -> StoreError:
-        return StoreError(f"PostgreSQL at {self.url}: {type(error).__name__}: {error}")
-
-    async def _ready(self) -> asyncpg.Pool:
-        self._check_open()
-        if self._pool is not None:
-            return self._pool
-        import asyncpg
-
-        async with self._opening:
-            if self._pool is None:
-                try:
-                    pool = await asyncpg.create_pool(
-                        self._dsn, min_size=1, max_size=10, reset=_no_reset
-                    )
-                except (asyncpg.PostgresError, OSError) as error:
-                    raise self._failed(error) from error
-                try:
-                    async with pool.acquire() as connection:
-                        await self._migrate(connection)
-                except (asyncpg.PostgresError, OSError) as error:
-                    await pool.close()
-                    raise self._failed(error) from error
-                except BaseException:
-                    await pool.close()
-                    raise
-                self._pool = pool
-        return self._pool
-
-    async def _migrate(self, connection: asyncpg.Connection) -> None:
-        async with connection.transaction():
-            # One instance at a time creates or migrates; the others then find it done.
-            await connection.execute("SELECT pg_advisory_xact_lock($1)", _lock_id("schema", ""))
-            await connection.execute(f"CREATE SCHEMA IF NOT EXISTS {self._s}")
-            await connection.execute(
-                f"CREATE TABLE IF NOT EXISTS {self._s}.schema_version (version integer NOT NULL)"
-            )
-            version = await connection.fetchval(f"SELECT version FROM {self._s}.schema_version")
-            if version is None:
-                await connection.execute(f"INSERT INTO {self._s}.schema_version VALUES (0)")
-                version = 0
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"the schema {self.schema!r} at {self.url} is version {version}, newer than "
-                    f"this mcp-elicit knows ({SCHEMA_VERSION}): upgrade mcp-elicit"
-                )
-            for target in range(version + 1, SCHEMA_VERSION + 1):
-                await connection.execute(_MIGRATIONS[target].format(s=self._s))
-                await connection.execute(
-                    f"UPDATE {self._s}.schema_version SET version = $1", target
-                )
-
-    async def _upsert(self, connection: asyncpg.Connection, secret: SealedSecret) -> None:
-        await connection.execute(
-            f"INSERT INTO {self._s}.secrets (server, owner, name, sealed, created_at)"
-            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (server, owner, name)"
-            " DO UPDATE SET sealed = EXCLUDED.sealed, created_at = EXCLUDED.created_at",
-            secret.server,
-            secret.user,
-            secret.name,
-            bytes(secret.sealed),
-            secret.created_at,
-        )
-
-    async def _fetchrow(self, query: str, *args: Any) -> Any:
-        import asyncpg
-
-        pool = await self._ready()
-        try:
-            return await pool.fetchrow(query, *args)
-        except (asyncpg.PostgresError, OSError) as error:
-            raise self._failed(error) from error
+        text = f"{type(error).__name__}: {error}"
+        if self._password:
+            text = text.replace(self._password, "***")
+        return StoreError(f"PostgreSQL at {self.url}: {text}")
 
     async def _execute(self, query: str, *args: Any) -> str:
-        import asyncpg
-
-        pool = await self._ready()
+        pool = self._pool or await self._ready()
         try:
-            return str(await pool.execute(query, *args))
-        except (asyncpg.PostgresError, OSError) as error:
+            return cast(str, await pool.execute(query, *args))
+        except self._errors as error:
             raise self._failed(error) from error
 
+    async def _ready(self) -> asyncpg.Pool:
+        """The pool, opened (and the tables made current) on first use."""
+        if self._closed:
+            raise StoreError(f"store {self.url} is closed")
+        if self._pool is not None:
+            return self._pool
+        async with self._opening:
+            if self._pool is None:
+                self._pool = await self._open()
+            if self._closed:  # aclose ran while this was opening
+                pool, self._pool = self._pool, None
+                pool.terminate()
+                raise StoreError(f"store {self.url} is closed")
+        return self._pool
 
-async def _no_reset(connection: asyncpg.Connection) -> None:
-    """No ``RESET ALL`` and friends on release: nothing here leaves session state (see the
-    module docstring), and the reset is a round trip per operation."""
+    async def _open(self) -> asyncpg.Pool:
+        asyncpg = _driver()
+        self._errors = (
+            asyncpg.PostgresError,
+            asyncpg.InterfaceError,
+            OSError,
+            TimeoutError,
+            ValueError,  # asyncpg's DataError, and text it cannot encode
+        )
+        self._unique = asyncpg.UniqueViolationError
+        try:
+            pool = await asyncpg.create_pool(
+                self._dsn,
+                min_size=1,
+                max_size=POOL_SIZE,
+                timeout=CONNECT_TIMEOUT_S,
+                reset=_no_reset,
+            )
+        except self._errors as error:
+            raise self._failed(error) from error
+        try:
+            async with pool.acquire() as connection:
+                await self._migrate(connection)
+        except BaseException as error:
+            pool.terminate()
+            if isinstance(error, self._errors) and not isinstance(error, StoreError):
+                raise self._failed(error) from error
+            raise
+        return pool
 
+    async def _version(self, connection: Any) -> int | None:
+        """The tables' version; ``None`` when there is no ``schema_version`` table."""
+        table = self._tables["schema_version"]
+        if not await connection.fetchval("SELECT to_regclass($1::text) IS NOT NULL", table):
+            return None
+        version = await connection.fetchval(f"SELECT max(version) FROM {table}")
+        return 0 if version is None else int(version)
 
-def _lock_id(server: str, user: str) -> int:
-    """A signed 64-bit advisory lock key for an owner."""
-    digest = hashlib.sha256(f"mcp-elicit\0{server}\0{user}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
+    def _refuse_newer(self, version: int) -> None:
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the tables in schema {self.schema!r} at {self.url} are version {version}, "
+                f"newer than this mcp-elicit knows ({SCHEMA_VERSION}): upgrade mcp-elicit"
+            )
 
-
-def _count(status: str) -> int:
-    """The row count of a command tag (``UPDATE 3``, ``DELETE 0``)."""
-    return int(status.rsplit(" ", 1)[-1])
-
-
-def _record(row: Any) -> FlowRecord:
-    return FlowRecord(
-        id=row["id"],
-        user=row["owner"],
-        purpose=row["purpose"],
-        status=FlowStatus(row["status"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        expires_at=row["expires_at"],
-        details=json.loads(row["details"]),
-        server=row["server"],
-    )
+    async def _migrate(self, connection: Any) -> None:
+        """Create or migrate the tables: see the module docstring."""
+        version = await self._version(connection)
+        if version == SCHEMA_VERSION:
+            return  # the common case: read only, no lock, no right to create needed
+        if version is not None:
+            self._refuse_newer(version)
+        async with connection.transaction():
+            # One store at a time creates or migrates this schema; the others wait, then find
+            # it done.
+            await connection.execute(self._sql.lock, _lock_key("schema", self.schema))
+            exists = await connection.fetchval(
+                "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", self.schema
+            )
+            if not exists:
+                await connection.execute(f"CREATE SCHEMA {self._s}")
+            version = await self._version(connection)
+            table = self._tables["schema_version"]
+            if version is None:
+                await connection.execute(f"CREATE TABLE {table} (version integer NOT NULL)")
+                await connection.execute(f"INSERT INTO {table} VALUES (0)")
+                version = 0
+            self._refuse_newer(version)
+            names = {**self._tables, "p": self.table_prefix}
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[target]:
+                    await connection.execute(statement.format(**names))
+                await connection.execute(f"UPDATE {table} SET version = $1", target)
