@@ -13,8 +13,8 @@ Three operations: **lookup** (``get_flow``), **complete** (``set_flow_status`` p
 completed, the compare-and-set) and **create** (``create_flow`` with a limit, the engine's
 heaviest write). Target: ours at least half as fast as the raw driver (anchor/ours >= 0.5).
 
-For the choice of driver, the PostgreSQL lookup and complete are also timed on one asyncpg
-connection and one psycopg 3 ``AsyncConnection`` (the same SQL; reported, no target).
+Which PostgreSQL driver the store runs on is benchmark 11's question
+(``bench_postgres_drivers.py``).
 """
 
 from __future__ import annotations
@@ -109,8 +109,6 @@ def contenders(b: Bench) -> dict[str, list[Contender]]:
     redis, pg = b.redis, b.postgres
     raw_redis = redis._redis
     pool = b.runner.run(pg._ready())
-    psycopg_conn = b.runner.run(_psycopg())
-    asyncpg_conn = b.runner.run(_asyncpg())
     get_sql = f"SELECT id, server, owner, purpose, status, created_at, updated_at, expires_at, details FROM {pg._s}.flows WHERE id = $1"  # noqa: E501
     set_sql = (
         f"UPDATE {pg._s}.flows SET status = $2, updated_at = $3 WHERE id = $1"
@@ -149,36 +147,6 @@ def contenders(b: Bench) -> dict[str, list[Contender]]:
         async def body() -> None:
             for flow_id in ids:
                 await pool.fetchrow(get_sql, flow_id)
-
-        return b.run(body)
-
-    def pg_lookup_asyncpg(number: int) -> int:
-        ids = cycle(number)
-
-        async def body() -> None:
-            for flow_id in ids:
-                await asyncpg_conn.fetchrow(get_sql, flow_id)
-
-        return b.run(body)
-
-    def pg_complete_asyncpg(number: int) -> int:
-        ids = [next(b.ids) for _ in range(number)]
-        b.setup(pg, ids)
-
-        async def body() -> None:
-            for flow_id in ids:
-                await asyncpg_conn.fetchrow(set_sql, flow_id, "completed", NOW + 1, live)
-
-        return b.run(body)
-
-    def pg_lookup_psycopg(number: int) -> int:
-        ids = cycle(number)
-        query = get_sql.replace("$1", "%s")
-
-        async def body() -> None:
-            for flow_id in ids:
-                cursor = await psycopg_conn.execute(query, (flow_id,))
-                await cursor.fetchone()
 
         return b.run(body)
 
@@ -222,24 +190,6 @@ def contenders(b: Bench) -> dict[str, list[Contender]]:
 
         return b.run(body)
 
-    def pg_complete_psycopg(number: int) -> int:
-        ids = [next(b.ids) for _ in range(number)]
-        b.setup(pg, ids)
-        query = (
-            set_sql.replace("$1", "%(id)s")
-            .replace("$2", "%(st)s")
-            .replace("$3", "%(now)s")
-            .replace("$4", "%(live)s")
-        )
-
-        async def body() -> None:
-            for flow_id in ids:
-                params = {"id": flow_id, "st": "completed", "now": NOW + 1, "live": live}
-                cursor = await psycopg_conn.execute(query, params)
-                await cursor.fetchone()
-
-        return b.run(body)
-
     return {
         "Redis get_flow": [
             lookup_ours(redis),
@@ -251,29 +201,13 @@ def contenders(b: Bench) -> dict[str, list[Contender]]:
         ],
         "PostgreSQL get_flow": [
             lookup_ours(pg),
-            Contender("raw asyncpg, our pool: the same SELECT", pg_lookup_raw),
-            Contender("raw asyncpg, one connection", pg_lookup_asyncpg),
-            Contender("raw psycopg 3, one connection", pg_lookup_psycopg),
+            Contender("raw asyncpg: the same SELECT", pg_lookup_raw),
         ],
         "PostgreSQL set_flow_status": [
             complete_ours(pg),
-            Contender("raw asyncpg, our pool: the same UPDATE", pg_complete_raw),
-            Contender("raw asyncpg, one connection", pg_complete_asyncpg),
-            Contender("raw psycopg 3, one connection", pg_complete_psycopg),
+            Contender("raw asyncpg: the same UPDATE", pg_complete_raw),
         ],
     }
-
-
-async def _asyncpg() -> Any:
-    import asyncpg
-
-    return await asyncpg.connect(DATABASE_URL)
-
-
-async def _psycopg() -> Any:
-    import psycopg
-
-    return await psycopg.AsyncConnection.connect(DATABASE_URL, autocommit=True)
 
 
 def run(repeats: int = DEFAULT_REPEATS, *, loop_ms: float = DEFAULT_LOOP_MS) -> list[Result]:
@@ -288,19 +222,6 @@ def run(repeats: int = DEFAULT_REPEATS, *, loop_ms: float = DEFAULT_LOOP_MS) -> 
             report.add(
                 Result("network-stores", claim, ours, anchor, paired_ratio(anchor, ours), TARGET)
             )
-            if len(group) == 4:
-                one, other = timings[group[2].label], timings[group[3].label]
-                report.add(
-                    Result(
-                        "network-stores",
-                        f"{claim}: asyncpg vs psycopg 3, one connection each",
-                        one,
-                        other,
-                        paired_ratio(other, one),
-                        None,
-                        "> 1: asyncpg is faster",
-                    )
-                )
     finally:
         bench.close()
     return report.results

@@ -32,17 +32,12 @@ from tests.peer_servers.secret_server import (
     start_http,
     text_of,
 )
-from tests.server.test_instances import ENGINES, shared_store
+from tests.server.test_instances import shared_store
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.services]
 
 TIMEOUT = 120.0
 TAGS = ("a", "b", "c")
-
-
-@pytest.fixture(params=ENGINES)
-def engine(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 class Cluster:

@@ -90,6 +90,8 @@ class Flows:
         if max_open is not None and max_open < 1:
             raise ValueError(f"max_open must be at least 1 (or None), not {max_open!r}")
         self._store = store
+        # Whether the engine broadcasts finishes: decided once, not on every change.
+        self._feed: FinishFeed | None = store if isinstance(store, FinishFeed) else None
         self._server = server
         self._max_open = max_open
         self._default_ttl = default_ttl
@@ -259,10 +261,10 @@ class Flows:
             yield
 
     async def _announce(self, flow_id: str) -> None:
-        if not isinstance(self._store, FinishFeed):
+        if self._feed is None:
             return
         try:
-            await self._store.announce_finished(flow_id)
+            await self._feed.announce_finished(flow_id)
         except Exception:
             # The change is stored; other instances find it at their next poll.
             logger.warning("flow %s: other instances were not told it finished", flow_id)
@@ -274,8 +276,8 @@ class Flows:
         connection is logged and listened to again after ``retry_after`` seconds (doubling
         up to 30 s); meanwhile waiters poll."""
         _check_positive("retry_after", retry_after)
-        store = self._store
-        if not isinstance(store, FinishFeed):
+        store = self._feed
+        if store is None:
             return
         delay = retry_after
         while True:

@@ -20,8 +20,8 @@ def open_store(url: str) -> Store:
     """Open the store ``url`` names: ``memory://``, ``sqlite:///relative/path.db``,
     ``sqlite:////absolute/path.db``, ``redis://[user:password@]host[:port][/db][?prefix=]``
     (``rediss://`` with TLS; the ``redis`` extra) or
-    ``postgresql://[user[:password]@]host[:port]/database[?schema=]`` (the ``postgres``
-    extra). Raises :class:`StoreError` for anything else."""
+    ``postgresql://[user[:password]@]host[:port]/database[?schema=&table_prefix=]`` (the
+    ``postgres`` extra). Raises :class:`StoreError` for anything else."""
     scheme, sep, _ = url.partition("://")
     scheme = scheme.lower()
     supported = ", ".join(SUPPORTED)
