@@ -5,7 +5,9 @@ server instances have: A waits on a flow (``Flows.wait``), B completes it. The t
 calling ``complete`` (its store write included) to A's ``wait`` returning, over many flows:
 
 - **feed**: A runs ``run_feed`` (Redis pub/sub, PostgreSQL LISTEN/NOTIFY);
-- **poll**: no feed (the backstop alone), polling every 0.25 s (``Flows``' default).
+- **poll**: no feed (an engine without one, or while the feed is lost), polling every
+  0.25 s (``Flows``' ``poll_interval``). While the feed listens, waiters read the store
+  only every 5 s (``backstop_interval``): that is the most a lost message can delay.
 
 Target: p99 through the feed under 50 ms on loopback. Printed as p50 / p99 per engine and
 way; the ratio reported is poll p50 / feed p50 (how much sooner the feed wakes).
@@ -52,7 +54,8 @@ async def _latencies(url: str, flows: int, *, feed: bool) -> list[float]:
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(a.run_feed)
-            await anyio.sleep(0.3)  # subscribed
+            while feed and not a.feed_listening:  # subscribed
+                await anyio.sleep(0.01)
             for _ in range(flows):
                 flow = await a.start(user="u", purpose="bench", ttl=600)
                 done_at: list[float] = []

@@ -7,16 +7,22 @@ or schema of its own, dropped afterwards:
 - three server processes (``tests/peer_servers/secret_server.py``: a ``connect_service``
   tool that asks for an API key with ``secret()``), each tagged, behind one nginx
   (``tests/nginx_support.py``'s configuration, the one docs/deploy.md shows);
-- ``--flows`` (default 2,000) tool calls at once, each by a user of its own, on 2026-07-28
-  through the official SDK client (so the retry lands on any instance); for each, a person
-  (an HTTP client of its own) opens the link and posts a secret of its own on the page, which
-  nginx sends to any instance.
+- ``--flows`` (default 2,000) tool calls at once, each by a user of its own, through the
+  official SDK client: on 2026-07-28 (the default; the retry lands on any instance) or on
+  2025-11-25 (``--protocol 2025-11-25``: a session each, kept on its instance by nginx, the
+  tool waiting while the person is on the page); for each, a person (an HTTP client of its
+  own) opens the link and posts a secret of its own on the page, which nginx sends to any
+  instance.
 
 Checked: every call returns, and returns the fingerprint of its own secret (none lost, none
-crossed). Printed: flows per second over the whole run, and the time from the page's POST
-answering to the tool's result reaching the client (p50 / p99).
+crossed). Printed: flows per second over the whole run, the time from the page's POST
+answering to the tool's result reaching the client (p50 / p99), and what the three server
+processes used: their resident memory at its peak over their memory before, per flow (at
+the peak nearly every flow is in flight), and their CPU time per flow. The same figures as
+issue 15 gives for one instance on SQLite, so that the two compare.
 
     .venv/bin/python bench/load_instances.py [--flows 2000] [--store redis|postgresql]
+        [--protocol 2026-07-28|2025-11-25]
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import anyio
 import httpx2
 import mcp_types as types
+from bench_instance_pending import cpu_seconds_of, rss_of
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from tests.nginx_support import NGINX, config
@@ -61,7 +68,11 @@ def _p(values: list[float], q: float) -> float:
 
 
 async def one_flow(
-    number: int, url: str, transport: httpx2.AsyncHTTPTransport, posted: dict[int, float]
+    number: int,
+    url: str,
+    transport: httpx2.AsyncHTTPTransport,
+    posted: dict[int, float],
+    protocol: str,
 ) -> tuple[str, str, float]:
     """A user of its own calls the tool; their person enters a secret of their own."""
     user = f"load-{number}"
@@ -88,7 +99,7 @@ async def one_flow(
     )
     async with Client(
         streamable_http_client(url, http_client=http),
-        mode="auto",
+        mode="auto" if protocol == "2026-07-28" else "legacy",
         elicitation_callback=person,
         cache=None,
     ) as client:
@@ -96,7 +107,25 @@ async def one_flow(
     return value, text_of(result), time.perf_counter() - posted[number]
 
 
-async def run(flows: int, engine: str, folder: Path) -> int:
+class Usage:
+    """The server processes' resident memory (sampled until stopped) and CPU time."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.rss_before = sum(rss_of(pid) for pid in pids)
+        self.cpu_before = sum(cpu_seconds_of(pid) for pid in pids)
+        self.rss_peak = self.rss_before
+
+    async def sample(self) -> None:
+        while True:
+            self.rss_peak = max(self.rss_peak, sum(rss_of(pid) for pid in self.pids))
+            await anyio.sleep(0.25)
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds_of(pid) for pid in self.pids) - self.cpu_before
+
+
+async def run(flows: int, engine: str, folder: Path, protocol: str) -> int:
     raise_open_files_limit(flows * 4 + 256)
     name = f"load_{uuid.uuid4().hex}"
     store = f"{REDIS_URL}?prefix={name}:" if engine == "redis" else f"{DATABASE_URL}?schema={name}"
@@ -127,24 +156,31 @@ async def run(flows: int, engine: str, folder: Path) -> int:
         await anyio.sleep(0.5)
         posted: dict[int, float] = {}
         limits = httpx2.Limits(max_connections=None, max_keepalive_connections=256)
+        usage = Usage([server.process.pid for server in servers])
         async with httpx2.AsyncHTTPTransport(limits=limits) as transport:
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.process_time()
             outcomes: list[Any] = [None] * flows
 
             async def go(number: int) -> None:
                 try:
-                    outcomes[number] = await one_flow(number, f"{origin}/mcp", transport, posted)
+                    outcomes[number] = await one_flow(
+                        number, f"{origin}/mcp", transport, posted, protocol
+                    )
                 except Exception as error:  # counted, not raised: every flow is reported
                     outcomes[number] = error
 
-            async with anyio.create_task_group() as tasks:
-                for number in range(flows):
-                    tasks.start_soon(go, number)
+            async with anyio.create_task_group() as sampling:
+                sampling.start_soon(usage.sample)
+                async with anyio.create_task_group() as tasks:
+                    for number in range(flows):
+                        tasks.start_soon(go, number)
+                sampling.cancel_scope.cancel()
             elapsed = time.perf_counter() - started
+            clients_cpu = time.process_time() - started_cpu
         failed = [o for o in outcomes if isinstance(o, BaseException)]
         crossed = [o for o in outcomes if isinstance(o, tuple) and fingerprint_of(o[0]) not in o[1]]
         latencies = [o[2] for o in outcomes if isinstance(o, tuple)]
-        print(f"mcp-elicit load: {flows} secret flows at once, 2026-07-28, 3 instances behind")
+        print(f"mcp-elicit load: {flows} secret flows at once, {protocol}, 3 instances behind")
         print(f"nginx, store {engine}; {elapsed:.1f} s in all, {flows / elapsed:.1f} flows/s")
         print(f"  returned its own secret: {len(latencies) - len(crossed)} / {flows}")
         print(f"  failed: {len(failed)}; crossed (another flow's secret): {len(crossed)}")
@@ -153,6 +189,17 @@ async def run(flows: int, engine: str, folder: Path) -> int:
                 f"  page POST answered -> tool result at the client: p50 "
                 f"{_p(latencies, 0.5):.2f} s, p99 {_p(latencies, 0.99):.2f} s"
             )
+        print(
+            f"  servers (3): memory {usage.rss_before / 2**20:.0f} -> peak "
+            f"{usage.rss_peak / 2**20:.0f} MiB, "
+            f"{(usage.rss_peak - usage.rss_before) / flows / 1024:.0f} KiB per flow; CPU "
+            f"{usage.cpu():.1f} s, {usage.cpu() / flows * 1000:.1f} ms per flow"
+        )
+        # Where the time goes: the clients and people all run in this one process.
+        print(
+            f"  clients and people (this process): CPU {clients_cpu:.1f} s of "
+            f"{elapsed:.1f} s ({clients_cpu / elapsed * 100:.0f} % of a core)"
+        )
         kinds: dict[str, int] = {}
         for error in failed:
             leaf = _leaf(error)
@@ -196,10 +243,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--flows", type=int, default=2000)
     parser.add_argument("--store", choices=("redis", "postgresql"), default="redis")
+    parser.add_argument("--protocol", choices=("2026-07-28", "2025-11-25"), default="2026-07-28")
     args = parser.parse_args()
     os.environ.setdefault("SECRET_SERVER_LOG", "WARNING")
     with tempfile.TemporaryDirectory(prefix="mcp-elicit-load-") as folder:
-        return asyncio.run(run(args.flows, args.store, Path(folder)))
+        return asyncio.run(run(args.flows, args.store, Path(folder), args.protocol))
 
 
 if __name__ == "__main__":

@@ -562,16 +562,18 @@ class FeedContract:
         try:
             with anyio.fail_after(10):
                 async with anyio.create_task_group() as tasks:
+                    listening = anyio.Event()
 
                     async def listen() -> None:
-                        async for flow_id in other.finished_flows():
+                        async for flow_id in other.finished_flows(listening.set):
                             heard.append(flow_id)
                             return
 
                     tasks.start_soon(listen)
-                    while not heard:  # until the listener is subscribed and hears one
-                        await store.announce_finished("flow-9")
-                        await anyio.sleep(0.05)
+                    # Once listening() was called, one announcement is enough: none is
+                    # missed after the subscription is in place.
+                    await listening.wait()
+                    await store.announce_finished("flow-9")
         finally:
             await other.aclose()
         assert heard == ["flow-9"]

@@ -7,13 +7,13 @@ Redis and PostgreSQL feeds are tested with their engines."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import anyio
 import pytest
 
 from mcp_elicit.flows import Flows
-from mcp_elicit.stores import FinishFeed, MemoryStore, StoreError
+from mcp_elicit.stores import FinishFeed, FlowRecord, MemoryStore, StoreError
 
 pytestmark = pytest.mark.anyio
 
@@ -35,17 +35,28 @@ class BroadcastStore(MemoryStore):
         for listener in list(self._listeners):
             await listener.send(flow_id)
 
-    async def finished_flows(self) -> AsyncIterator[str]:
+    async def finished_flows(
+        self, listening: Callable[[], None] | None = None
+    ) -> AsyncIterator[str]:
         if self.broken:
             self.broken -= 1
             raise StoreError("the connection to the store was lost")
-        send, receive = anyio.create_memory_object_stream[str](100)
-        self._listeners.append(send)
+        send, receive = anyio.create_memory_object_stream[str | StoreError](100)
+        self._listeners.append(send)  # type: ignore[arg-type]
+        if listening is not None:
+            listening()
         try:
-            async for flow_id in receive:
-                yield flow_id
+            async for item in receive:
+                if isinstance(item, StoreError):
+                    raise item
+                yield item
         finally:
-            self._listeners.remove(send)
+            self._listeners.remove(send)  # type: ignore[arg-type]
+
+    async def drop(self) -> None:
+        """Every listener's connection is lost."""
+        for listener in list(self._listeners):
+            await listener.send(StoreError("the connection was lost"))  # type: ignore[arg-type]
 
 
 def test_the_double_is_a_feed_and_the_plain_engines_are_not() -> None:
@@ -127,3 +138,68 @@ async def test_a_failed_announcement_does_not_undo_the_completion(
 async def test_run_feed_returns_at_once_for_a_store_without_one() -> None:
     with anyio.fail_after(1):
         await Flows(MemoryStore(), server="s").run_feed()
+
+
+class CountingReads(BroadcastStore):
+    """Counts the reads of each flow: how often a waiter looks at the store."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    async def get_flow(self, flow_id: str) -> FlowRecord | None:
+        self.reads += 1
+        return await super().get_flow(flow_id)
+
+
+async def test_while_the_feed_listens_a_waiter_reads_the_store_only_as_a_backstop() -> None:
+    """A thousand waiters on one instance must not poll a shared store four times a second
+    each: while the feed listens they read it every ``backstop_interval``."""
+    store = CountingReads()
+    a = Flows(store, server="s", poll_interval=0.01, backstop_interval=NEVER)
+    flow = await a.start(user="alice", purpose="secret", ttl=600)
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(a.run_feed)
+            while not a.feed_listening:
+                await anyio.sleep(0.01)
+            assert a.read_interval == NEVER
+            tasks.start_soon(lambda: a.wait(flow.id, timeout=None))
+            await anyio.sleep(0.3)  # 30 polls' worth at poll_interval
+            assert store.reads <= 2, store.reads
+            tasks.cancel_scope.cancel()
+
+
+async def test_when_the_feed_is_lost_waiters_read_at_once_and_poll_often_again() -> None:
+    """A completion announced while nobody listens is lost; the waiters, woken when the
+    feed dropped, poll at ``poll_interval`` and find it there, long before the backstop."""
+    store = BroadcastStore()
+    a = Flows(store, server="s", poll_interval=0.05, backstop_interval=NEVER)
+    b = Flows(store, server="s")
+    flow = await a.start(user="alice", purpose="secret", ttl=600)
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(lambda: a.run_feed(retry_after=NEVER))
+            while not a.feed_listening:
+                await anyio.sleep(0.01)
+            done: list[str] = []
+
+            async def wait() -> None:
+                done.append((await a.wait(flow.id, timeout=None)).status.value)
+
+            tasks.start_soon(wait)
+            await anyio.sleep(0.05)  # a waits, at the backstop's pace
+            await store.drop()
+            while a.feed_listening:
+                await anyio.sleep(0.01)
+            assert a.read_interval == 0.05
+            await b.complete(flow.id, user="alice")  # announced to nobody
+            while not done:
+                await anyio.sleep(0.01)
+            tasks.cancel_scope.cancel()
+    assert done == ["completed"]
+
+
+def test_the_backstop_interval_is_checked() -> None:
+    with pytest.raises(ValueError, match="backstop_interval"):
+        Flows(MemoryStore(), backstop_interval=0)

@@ -10,7 +10,7 @@ person's page is usually served by another instance than the one whose tool wait
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -32,7 +32,11 @@ from tests.peer_servers.secret_server import (
     start_http,
     text_of,
 )
-from tests.server.test_instances import shared_store
+from tests.server.test_instances import (
+    minus_32042_then_the_retry,
+    shared_store,
+    track_then_the_call_again,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.services]
 
@@ -44,13 +48,16 @@ class Cluster:
     """nginx and the three instances behind it; an instance can be killed and started again
     on its port."""
 
-    def __init__(self, tmp_path: Path, key: str, store: str, origin: str) -> None:
+    def __init__(
+        self, tmp_path: Path, key: str, store: str, origin: str, options: Sequence[str] = ()
+    ) -> None:
         self.tmp, self.key, self.store, self.origin = tmp_path, key, store, origin
+        self.options = list(options)
         self.servers: dict[str, HttpServer] = {}
         self.lb: Nginx | None = None
 
     def start(self, tag: str, port: int | None = None) -> HttpServer:
-        extra = ["--public-url", self.origin, "--instance", tag]
+        extra = ["--public-url", self.origin, "--instance", tag, *self.options]
         server = start_http(
             store=self.store,
             key=self.key,
@@ -70,10 +77,10 @@ class Cluster:
 
 
 @contextlib.asynccontextmanager
-async def cluster(tmp_path: Path, key: str, engine: str) -> AsyncIterator[Cluster]:
+async def cluster(tmp_path: Path, key: str, engine: str, *options: str) -> AsyncIterator[Cluster]:
     listen = free_port()
     async with shared_store(engine) as url:
-        made = Cluster(tmp_path, key, url, f"http://127.0.0.1:{listen}")
+        made = Cluster(tmp_path, key, url, f"http://127.0.0.1:{listen}", options)
         try:
             for tag in TAGS:
                 made.start(tag)
@@ -87,8 +94,10 @@ async def cluster(tmp_path: Path, key: str, engine: str) -> AsyncIterator[Cluste
 
 
 @contextlib.asynccontextmanager
-async def behind_nginx(tmp_path: Path, key: str, engine: str) -> AsyncIterator[Nginx]:
-    async with cluster(tmp_path, key, engine) as made:
+async def behind_nginx(
+    tmp_path: Path, key: str, engine: str, *options: str
+) -> AsyncIterator[Nginx]:
+    async with cluster(tmp_path, key, engine, *options) as made:
         assert made.lb is not None
         yield made.lb
 
@@ -161,6 +170,28 @@ async def test_2026_07_28_requests_go_round_robin_and_the_retry_resumes_anywhere
     # No session: the call, its retry and the pages were spread over the instances.
     spread: Any = upstreams(routed, session=False)
     assert len(spread) >= 2, routed
+
+
+async def test_minus_32042_and_its_retry_through_nginx(
+    tmp_path: Path, key: str, sentinel: str, engine: str
+) -> None:
+    """The session (and its notice stream) stays on one instance; the page may be served by
+    any: the completion notice still reaches the session, and the retry gets the key."""
+    with anyio.fail_after(TIMEOUT):
+        async with behind_nginx(tmp_path, key, engine) as lb:
+            await minus_32042_then_the_retry(lb, lambda url: url, sentinel)
+            routed = lb.routed()
+    assert len(upstreams(routed, session=True)) == 1
+
+
+async def test_the_url_drafts_track_through_nginx(
+    tmp_path: Path, key: str, sentinel: str, engine: str
+) -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with behind_nginx(tmp_path, key, engine, "--url-draft") as lb:
+            await track_then_the_call_again(lb, lambda url: url, sentinel)
+            routed = lb.routed()
+    assert len(upstreams(routed, session=True)) == 1
 
 
 async def test_2026_07_28_an_instance_killed_mid_flow_loses_nothing_and_the_others_serve(

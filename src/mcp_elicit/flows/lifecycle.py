@@ -26,7 +26,11 @@ The rules, and why:
   instance is seen within ``poll_interval``; a flow finished in this process wakes its
   waiters at once. An engine that offers a :class:`~mcp_elicit.stores.FinishFeed` (Redis,
   PostgreSQL) also carries "finished" to every instance (:meth:`Flows.run_feed`), so their
-  waiters wake at once too; the polling stays, as the backstop for a lost message.
+  waiters wake at once too. While the feed listens, a waiter reads the store only every
+  ``backstop_interval`` (a lost message delays a completion by at most that, and a thousand
+  waiters do not poll the shared store four thousand times a second); when the feed is
+  lost, every waiter reads the store at once and polls at ``poll_interval`` again until it
+  listens anew, so nothing finished in the gap waits for the backstop.
 """
 
 from __future__ import annotations
@@ -58,6 +62,10 @@ logger = logging.getLogger(__name__)
 
 _PENDING = frozenset({FlowStatus.PENDING})
 
+DEFAULT_BACKSTOP_INTERVAL = 5.0
+"""Seconds between a waiter's reads of the store while the finish feed listens: the longest a
+lost feed message can delay a completion."""
+
 DEFAULT_MAX_OPEN_FLOWS = 20
 """Live flows one user may have on one server. A person works through a few links at a
 time; twenty is room for a tool that asks for several secrets at once, and a wall against
@@ -73,6 +81,8 @@ class Flows:
     and every other method sees only its flows. ``None`` (the default) is a view of every
     flow in the store, for tools and tests; the flows it starts belong to no server (``""``).
     ``max_open``: live flows one user may have on this server (``None``: no limit).
+    ``poll_interval``: how often a waiter reads the store, and ``backstop_interval`` how
+    often while :meth:`run_feed` listens to the store's finish feed.
     """
 
     def __init__(
@@ -83,10 +93,12 @@ class Flows:
         max_open: int | None = DEFAULT_MAX_OPEN_FLOWS,
         default_ttl: float = 600.0,
         poll_interval: float = 0.25,
+        backstop_interval: float = DEFAULT_BACKSTOP_INTERVAL,
         clock: Callable[[], float] = time.time,
     ) -> None:
         _check_positive("default_ttl", default_ttl)
         _check_positive("poll_interval", poll_interval)
+        _check_positive("backstop_interval", backstop_interval)
         if max_open is not None and max_open < 1:
             raise ValueError(f"max_open must be at least 1 (or None), not {max_open!r}")
         self._store = store
@@ -96,6 +108,8 @@ class Flows:
         self._max_open = max_open
         self._default_ttl = default_ttl
         self._poll_interval = poll_interval
+        self._backstop_interval = max(backstop_interval, poll_interval)
+        self._feed_listening = False
         self._clock = clock
         self._wakeups = Wakeups()
 
@@ -107,6 +121,17 @@ class Flows:
     @property
     def max_open(self) -> int | None:
         return self._max_open
+
+    @property
+    def feed_listening(self) -> bool:
+        """Whether :meth:`run_feed` is subscribed to the store's finish feed right now."""
+        return self._feed_listening
+
+    @property
+    def read_interval(self) -> float:
+        """How long a waiter goes without reading the store now: ``backstop_interval``
+        while the feed listens, else ``poll_interval``."""
+        return self._backstop_interval if self._feed_listening else self._poll_interval
 
     async def start(
         self,
@@ -248,7 +273,7 @@ class Flows:
                     return flow
                 # Wake for the expiry itself too, so an expiring flow is reported on time.
                 until_expiry = max(flow.expires_at - self._clock(), 0.0)
-                with anyio.move_on_after(min(self._poll_interval, left, until_expiry)):
+                with anyio.move_on_after(min(self.read_interval, left, until_expiry)):
                     await woken.wait()
 
     @contextmanager
@@ -274,16 +299,21 @@ class Flows:
         """Wake this process's waiters when any instance announces a finished flow, forever
         (start it in a task group); returns at once when the store has no feed. A lost
         connection is logged and listened to again after ``retry_after`` seconds (doubling
-        up to 30 s); meanwhile waiters poll."""
+        up to 30 s); meanwhile waiters poll at ``poll_interval``."""
         _check_positive("retry_after", retry_after)
         store = self._feed
         if store is None:
             return
         delay = retry_after
+
+        def listening() -> None:
+            nonlocal delay
+            delay = retry_after
+            self._feed_listening = True
+
         while True:
             try:
-                async for flow_id in store.finished_flows():
-                    delay = retry_after
+                async for flow_id in store.finished_flows(listening):
                     self._wakeups.notify(flow_id)
             except Exception as error:
                 logger.warning(
@@ -292,8 +322,17 @@ class Flows:
                     error,
                     delay,
                 )
+            finally:
+                self._feed_deaf()
             await anyio.sleep(delay)
             delay = min(delay * 2, 30.0)
+
+    def _feed_deaf(self) -> None:
+        """The feed stopped: what other instances finish from now on is heard only by
+        reading the store, so every waiter reads it at once and then polls often."""
+        if self._feed_listening:
+            self._feed_listening = False
+            self._wakeups.notify_all()
 
     async def sweep(self, *, keep_finished_for: float = 86400.0) -> tuple[int, int]:
         """Expire overdue flows and delete flows finished more than ``keep_finished_for``

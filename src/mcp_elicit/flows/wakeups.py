@@ -57,3 +57,10 @@ class Wakeups:
             event.set()
         for observer in tuple(self._observers):
             observer(flow_id)
+
+    def notify_all(self) -> None:
+        """Wake every waiter, to read the store again (the observers are not called: no
+        flow is known to have finished)."""
+        events, self._events = self._events, {}
+        for event in events.values():
+            event.set()

@@ -293,9 +293,12 @@ class CompletionWatcher:
     """Watches flows for the clients that were sent to them; run :meth:`run` in one task.
 
     ``watch(flow_id, session, elicitation_id)`` adds a flow. The task then reads the watched
-    flows every ``interval`` seconds (at once for a flow this process finishes), sends
-    ``notifications/elicitation/complete`` to each session of a flow that completed, and
-    forgets a flow as soon as it finished in any way or vanished.
+    flows every ``interval`` seconds, and at once for a flow this process finishes or another
+    instance announces through the store's finish feed. While that feed listens the reads
+    are only a backstop, at ``Flows.read_interval``'s slower pace (a feed lost meanwhile is
+    noticed at the next read). It sends ``notifications/elicitation/complete`` to each
+    session of a flow that completed, and forgets a flow as soon as it finished in any way
+    or vanished.
     """
 
     def __init__(
@@ -369,7 +372,11 @@ class CompletionWatcher:
                 now = anyio.current_time()
                 if now >= next_pass:
                     flow_ids = list(self._watched)
-                    pace = max(self._interval, len(flow_ids) / self._reads_per_second)
+                    pace = max(
+                        self._interval,
+                        self._flows.read_interval,
+                        len(flow_ids) / self._reads_per_second,
+                    )
                     next_pass = now + pace
                 else:
                     flow_ids = [f for f in self._due if f in self._watched]

@@ -6,7 +6,7 @@ always passed in by the caller so that tests and sweeps control the clock.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Protocol, runtime_checkable
 
 from mcp_elicit.stores.records import FlowRecord, FlowStatus, SealedSecret
@@ -108,13 +108,16 @@ class FinishFeed(Protocol):
     broadcast of "this flow finished", so that a waiter on one instance wakes when another
     instance completes its flow, at once rather than at its next poll (Redis pub/sub,
     PostgreSQL LISTEN/NOTIFY). Delivery is best effort: a message may be lost (a dropped
-    connection); waiters keep polling the store, so a lost message delays a completion and
-    never loses it. Announcements carry flow ids only, never anything a flow holds."""
+    connection); waiters keep reading the store now and then, so a lost message delays a
+    completion and never loses it. Announcements carry flow ids only, never anything a flow
+    holds."""
 
     async def announce_finished(self, flow_id: str) -> None:
         """Tell every instance listening that ``flow_id`` finished."""
 
-    def finished_flows(self) -> AsyncIterator[str]:
+    def finished_flows(self, listening: Callable[[], None] | None = None) -> AsyncIterator[str]:
         """The ids announced by any instance (this one included), for as long as it is
-        iterated. Raises :class:`StoreError` when the connection is lost; the caller
+        iterated. ``listening()`` is called once the subscription is in place: from then
+        on no announcement is missed while the connection holds (so waiters may poll
+        slowly). Raises :class:`StoreError` when the connection is lost; the caller
         listens again."""

@@ -75,7 +75,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urlsplit, urlunsplit
@@ -507,7 +507,9 @@ class PostgresStore:
     async def announce_finished(self, flow_id: str) -> None:
         await self._execute("SELECT pg_notify($1, $2)", self.channel, flow_id)
 
-    async def finished_flows(self) -> AsyncIterator[str]:
+    async def finished_flows(
+        self, listening: Callable[[], None] | None = None
+    ) -> AsyncIterator[str]:
         """One connection of its own, LISTENing; a lost connection ends it with
         :class:`StoreError`."""
         await self._ready()
@@ -526,7 +528,9 @@ class PostgresStore:
             raise self._failed(error) from error
         try:
             connection.add_termination_listener(lost)
-            await connection.add_listener(self.channel, heard)
+            await connection.add_listener(self.channel, heard)  # LISTEN has returned
+            if listening is not None:
+                listening()
             async for item in receive:
                 if isinstance(item, BaseException):
                     raise item

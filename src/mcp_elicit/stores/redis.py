@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlunsplit
 
@@ -44,6 +44,8 @@ RETENTION: Final = 7 * 86400
 """Seconds a flow's keys outlive its expiry (and its finish) before Redis drops them itself."""
 
 DEFAULT_PREFIX: Final = "mcp-elicit:"
+SUBSCRIBE_TIMEOUT_S: Final = 10.0
+"""How long the feed waits for Redis to confirm its SUBSCRIBE before calling it lost."""
 _OPTIONS: Final = frozenset({"prefix"})
 
 # Lua: the shared helpers, then each operation. Numbers compare as doubles, as in Python.
@@ -340,13 +342,21 @@ class RedisStore:
         self._check_open()
         await self._call(self._redis.publish(self._key("finished-feed"), flow_id))
 
-    async def finished_flows(self) -> AsyncIterator[str]:
+    async def finished_flows(
+        self, listening: Callable[[], None] | None = None
+    ) -> AsyncIterator[str]:
         self._check_open()
         from redis.exceptions import RedisError
 
         pubsub = self._redis.pubsub()
         try:
+            # SUBSCRIBE's reply first: messages published after it are delivered.
             await pubsub.subscribe(self._key("finished-feed"))
+            confirmed = await pubsub.get_message(timeout=SUBSCRIBE_TIMEOUT_S)
+            if confirmed is None or confirmed.get("type") != "subscribe":
+                raise StoreError(f"Redis at {self.url}: SUBSCRIBE was not confirmed")
+            if listening is not None:
+                listening()
             async for message in pubsub.listen():
                 if message.get("type") == "message":
                     yield bytes(message["data"]).decode("utf-8", "replace")
