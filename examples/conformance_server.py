@@ -1,17 +1,22 @@
-"""The server the official conformance suite runs its elicitation scenarios against.
+"""The server the official conformance suite runs its elicitation scenarios against, and
+``mcp-elicit check server`` its own (docs/check.md).
 
     python examples/conformance_server.py --port 3001     # http://127.0.0.1:3001/mcp
+    python examples/conformance_server.py --stdio
 
 Elicitation and request state go through mcp-elicit (``ask`` on every revision, with the
 deployment-keyed ``requestState``); the sampling and roots scenarios use the SDK's own
 resolvers, as the issue allows: mcp-elicit does not ask a model or list roots.
 
-Tool names and question keys (``user_name``, ``confirm``, ``step1``...) are the suite's.
+Tool names and question keys (``user_name``, ``confirm``, ``step1``...) are the suite's;
+``test_url_elicitation`` and ``test_url_elicitation_required`` are the check tools of
+``mcp-elicit check``, in the same style (URL mode, the completion notice, -32042).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import enum
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -29,10 +34,14 @@ from mcp_types import (
 )
 
 from mcp_elicit.forms import Description, Email
-from mcp_elicit.server import Accepted, Elicitation, ask, confirm
+from mcp_elicit.server import Accepted, Elicitation, UrlRequired, ask, ask_url, confirm
 from mcp_elicit.server.keys import DeploymentKey
+from mcp_elicit.stores import FlowStatus
 
 server = MCPServer("mcp-elicit-conformance")
+# A fresh key and an in-memory store: this server keeps nothing between runs. The URL-mode
+# draft too: a 2025-06-18 client that declares URL mode speaks it.
+elicitation = Elicitation(server, key=DeploymentKey.generate(), store="memory://", url_draft=True)
 
 
 # -- 2025-11-25: pushed elicitation ---------------------------------------------------------
@@ -269,14 +278,65 @@ def _greeting_request() -> dict[str, Any]:
     }
 
 
+# -- the check tools (mcp-elicit check) -------------------------------------------------------
+#
+# A link's interaction is on the server's own hosted page; there the person would do something.
+# Here nothing is to be done, so the tool finishes the flow itself: at once for
+# test_url_elicitation (the person agreed: done), half a second after the -32042 for
+# test_url_elicitation_required (the person went to the page and came back).
+
+# The check tools' link: nothing is to be done there, and the checker never opens it.
+CHECK_PAGE = "https://check.invalid/done"
+# (user, the call's key) -> the flow a -32042 of test_url_elicitation_required sent
+_REQUIRED: dict[tuple[str, str], str] = {}
+_FINISHING: set[asyncio.Task[None]] = set()
+
+
+@server.tool()
+async def test_url_elicitation(ctx: Context) -> str:
+    """Check tool: one URL-mode question; its interaction counts as done once accepted (a
+    flow of its own per call, finished at once: its id is the request's elicitationId)."""
+    user = elicitation.user_of(ctx)
+    flow = await elicitation.flows.start(user=user, purpose="mcp-elicit check")
+    await elicitation.flows.complete(flow.id, user=user)
+    answer = await ask_url(ctx, CHECK_PAGE, "Open the check page.", flow=flow)
+    return f"URL elicitation: {type(answer).__name__}"
+
+
+@server.tool()
+async def test_url_elicitation_required(ctx: Context, key: str = "") -> str:
+    """Check tool: "open this link first" (-32042, -32604 on the draft, an input request on
+    2026-07-28); the link's interaction finishes half a second later; then the same call
+    (the same ``key``) works."""
+    user = elicitation.user_of(ctx)
+    flow = await elicitation.flows.get(_REQUIRED.get((user, key), ""))
+    if flow is not None and flow.status is FlowStatus.COMPLETED:
+        del _REQUIRED[user, key]
+        return "The link was opened: done."
+    if flow is None or flow.status.finished:
+        flow = await elicitation.flows.start(user=user, purpose="mcp-elicit check")
+        _REQUIRED[user, key] = flow.id
+        finishing = asyncio.create_task(_finish_soon(flow.id, user))
+        _FINISHING.add(finishing)
+        finishing.add_done_callback(_FINISHING.discard)
+    raise UrlRequired(elicitation.flow_url(flow.id), "Open the check page first.", flow_id=flow.id)
+
+
+async def _finish_soon(flow_id: str, user: str) -> None:
+    await asyncio.sleep(0.5)
+    await elicitation.flows.complete(flow_id, user=user)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=3001)
     parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--stdio", action="store_true", help="serve over stdio instead")
     args = parser.parse_args()
-    # A fresh key and an in-memory store: this server keeps nothing between runs.
-    elicitation = Elicitation(server, key=DeploymentKey.generate(), store="memory://")
-    elicitation.run("streamable-http", host=args.host, port=args.port)
+    if args.stdio:
+        elicitation.run("stdio")
+    else:
+        elicitation.run("streamable-http", host=args.host, port=args.port)
 
 
 if __name__ == "__main__":

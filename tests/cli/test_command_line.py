@@ -181,6 +181,8 @@ USAGE_ERRORS = [
         "unrecognized arguments: --bogus",
     ),
     (["url", "check"], "mcp-elicit url check", "required: URL"),
+    (["check", "server", "--bogus", URL], "mcp-elicit check server", "unrecognized arguments"),
+    (["check", "server", "--protocol", "1999", URL], "mcp-elicit check server", "'1999'"),
     (["url", "check", "https://a.example/", "x"], "mcp-elicit url check", "unrecognized"),
     (["url"], "mcp-elicit url", "required: SUBCOMMAND"),
 ]

@@ -16,7 +16,9 @@ Tools:
   question) and returns only a masked confirmation, never the key;
 - ``connect_later`` returns ``ok`` with the same masked confirmation when the key is stored,
   else raises ``secret_required`` (-32042 / -32604 / an ``InputRequiredResult``);
-- ``whoami`` returns the user the request is bound to.
+- ``whoami`` returns the user the request is bound to;
+- ``test_url_elicitation_required`` is ``connect_later`` under the name ``mcp-elicit check
+  server`` calls (its track checks need two users: ``--auth``).
 
 Also, for the tests: :func:`start_http` (a server process on a port, logs in files), and the
 other side of the conversation: :class:`RecordingTransport` (every byte an MCP client sends and
@@ -178,6 +180,10 @@ def build(
         if value is None:
             raise await secret_required(ctx, SECRET_NAME, MESSAGE)
         return f"ok: {masked(value)}"
+
+    # The name `mcp-elicit check server` looks for: the track checks run on this server
+    # with two test users (server-track-foreign-id).
+    server.tool(name="test_url_elicitation_required")(connect_later)
 
     @server.tool()
     async def whoami(ctx: Context) -> str:

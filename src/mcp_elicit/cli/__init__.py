@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from mcp_elicit import __version__
 from mcp_elicit.cli import (
     call_command,
+    check_command,
     connect_command,
     demo_command,
     schema_command,
@@ -30,7 +31,7 @@ from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._parsing import CommandParser
 
 # The commands that take a server's command after `--`, last on the line.
-_HOSTS = ("connect", "call")
+_HOSTS = ("connect", "call", "check")
 
 # The exit status when standard output is closed before everything is written.
 CLOSED_OUTPUT = 128 + 13  # SIGPIPE
@@ -43,15 +44,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mcp-elicit {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (demo_command, connect_command, call_command, schema_command, url_command):
+    for module in (
+        demo_command,
+        connect_command,
+        call_command,
+        check_command,
+        schema_command,
+        url_command,
+    ):
         module.add_parser(commands)
     return parser
 
 
 def parse(argv: Sequence[str], parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
-    """The command line, read: options and positionals in any order; for ``connect`` and
-    ``call``, the server's command after ``--`` (last) in ``server_command``. Bad usage exits
-    2 with the command's own usage line."""
+    """The command line, read: options and positionals in any order; for ``connect``,
+    ``call`` and ``check``, the server's command after ``--`` (last) in
+    ``server_command``. Bad usage exits 2 with the command's own usage line."""
     parser = parser or build_parser()
     words = list(argv)
     command: list[str] = []

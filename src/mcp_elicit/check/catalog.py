@@ -1,0 +1,224 @@
+"""Every check ``mcp-elicit check`` makes: a stable ID, what it asserts, the spec text it
+rests on, the revisions that have it, and the tool a server needs for it.
+
+IDs never change once published (CI scripts and docs/compatibility.md name them); a check
+that is withdrawn keeps its ID unused. docs/check.md explains each one, and a test keeps
+that page and this table in step.
+
+Revision tags are the wire's version strings, plus ``url-draft`` for the URL-mode draft
+(SEP-1036, spoken over 2025-06-18 by a client that declares ``elicitation.url``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Side = Literal["server", "client"]
+
+R1 = "2025-06-18"
+S4 = "url-draft"
+R2 = "2025-11-25"
+R3 = "2026-07-28"
+REVISIONS: tuple[str, ...] = (R1, S4, R2, R3)
+"""Every revision a check can run on, oldest first."""
+
+
+@dataclass(frozen=True)
+class SpecRef:
+    """Where a check's rule is written: the revision's page and its section."""
+
+    revision: str
+    page: str
+    section: str
+
+    def __str__(self) -> str:
+        return f"{self.revision} {self.page} § {self.section}"
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    side: Side
+    title: str
+    spec: tuple[SpecRef, ...]
+    revisions: tuple[str, ...]
+    tools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The tools a server must list for the check to run on a revision (``"*"``: on any);
+    without one of them the check is skipped there."""
+
+    def tools_on(self, revision: str) -> tuple[str, ...]:
+        return self.tools.get(revision, self.tools.get("*", ()))
+
+
+def _on_any(*tools: str) -> dict[str, tuple[str, ...]]:
+    return {"*": tools}
+
+
+def _el(revision: str, section: str) -> SpecRef:
+    return SpecRef(revision, "client/elicitation", section)
+
+
+# The tools of the server checks. The official suite's names where a check uses one of its
+# tools; our own, in the same style, for what the suite does not cover.
+FORM_TOOL = "test_elicitation"
+ENUMS_TOOL = "test_elicitation_sep1330_enums"
+ROUND_TOOL = "test_input_required_result_elicitation"
+STATE_TOOL = "test_input_required_result_request_state"
+URL_TOOL = "test_url_elicitation"
+URL_REQUIRED_TOOL = "test_url_elicitation_required"
+
+SERVER_CHECKS: tuple[Check, ...] = (
+    Check(
+        "server-url-request-shape",
+        "server",
+        "A URL-mode request has mode 'url', a message, a valid url and (before 2026-07-28) an "
+        "elicitationId; no URL appears outside the url field",
+        (
+            _el(R2, "URL Mode Elicitation Requests"),
+            _el(R3, "URL Mode Elicitation Requests"),
+            _el(R2, "Safe URL Handling"),
+        ),
+        (S4, R2, R3),
+        _on_any(URL_TOOL),
+    ),
+    Check(
+        "server-complete-notice",
+        "server",
+        "After the interaction completes, notifications/elicitation/complete carries the "
+        "request's elicitationId",
+        (_el(R2, "Completion Notifications for URL Mode Elicitation"),),
+        (R2,),
+        _on_any(URL_TOOL),
+    ),
+    Check(
+        "server-complete-notice-origin-only",
+        "server",
+        "The completion notice goes only to the session that started the elicitation",
+        (_el(R2, "Completion Notifications for URL Mode Elicitation"),),
+        (R2,),
+        _on_any(URL_TOOL),
+    ),
+    Check(
+        "server-url-required-error",
+        "server",
+        "'URL elicitation required' is -32042 (-32604 on the URL-mode draft) with "
+        "data.elicitations: URL-mode requests, each with an elicitationId",
+        (_el(R2, "URL Elicitation Required Error"), _el(S4, "Elicitation Required Error")),
+        (S4, R2),
+        _on_any(URL_REQUIRED_TOOL),
+    ),
+    Check(
+        "server-url-required-retry",
+        "server",
+        "After -32042 the completion notice arrives, and the same call again succeeds",
+        (_el(R2, "URL Elicitation Required Error"),),
+        (R2,),
+        _on_any(URL_REQUIRED_TOOL),
+    ),
+    Check(
+        "server-no-32042",
+        "server",
+        "On 2026-07-28 a link the call needs comes as an InputRequiredResult with a URL-mode "
+        "request, never as error -32042",
+        (SpecRef(R3, "basic/index", "Removed error codes"),),
+        (R3,),
+        _on_any(URL_REQUIRED_TOOL),
+    ),
+    Check(
+        "server-track",
+        "server",
+        "elicitation/track on an open elicitation sends progress, then answers "
+        "{status: complete} once it completed",
+        (_el(S4, "Tracking Elicitation Progress"),),
+        (S4,),
+        _on_any(URL_REQUIRED_TOOL),
+    ),
+    Check(
+        "server-track-unknown-id",
+        "server",
+        "elicitation/track with an elicitationId the server never issued gets an error",
+        (_el(S4, "Tracking Elicitation Progress"),),
+        (S4,),
+        _on_any(URL_REQUIRED_TOOL),
+    ),
+    Check(
+        "server-track-foreign-id",
+        "server",
+        "elicitation/track with another session's elicitationId gets an error",
+        (_el(S4, "Tracking Elicitation Progress"),),
+        (S4,),
+        _on_any(URL_REQUIRED_TOOL),
+    ),
+    Check(
+        "server-gate-url-mode",
+        "server",
+        "A client that declared form mode only is never sent URL mode (2026-07-28: -32021 "
+        "with requiredCapabilities)",
+        (
+            _el(R2, "Capabilities"),
+            _el(R3, "Capabilities"),
+            SpecRef(R3, "basic/index", "Client capabilities"),
+        ),
+        (S4, R2, R3),
+        _on_any(URL_TOOL),
+    ),
+    Check(
+        "server-gate-2025-06-18",
+        "server",
+        "A 2025-06-18 client is never sent URL mode, a mode field, titled or multi-select enums",
+        (_el(R1, "Requested Schema"), SpecRef(R1, "basic/lifecycle", "Capability Negotiation")),
+        (R1,),
+        _on_any(URL_TOOL, ENUMS_TOOL),
+    ),
+    Check(
+        "server-gate-capability",
+        "server",
+        "On 2026-07-28 a request without the elicitation capability gets -32021 with "
+        "requiredCapabilities.elicitation, not a question",
+        (SpecRef(R3, "basic/index", "Client capabilities"),),
+        (R3,),
+        _on_any(ROUND_TOOL),
+    ),
+    Check(
+        "server-result-type",
+        "server",
+        "On 2026-07-28 every result carries resultType ('complete' or 'input_required')",
+        (SpecRef(R3, "basic/index", "Result types"),),
+        (R3,),
+        _on_any(ROUND_TOOL),
+    ),
+    Check(
+        "server-validates-answer",
+        "server",
+        "An accepted answer that breaks the schema gets an error naming the field, not a "
+        "masked error and not a result built on it",
+        (
+            _el(R1, "Security Considerations"),
+            _el(R2, "Security Considerations"),
+            _el(R3, "Security Considerations"),
+        ),
+        (R1, R2, R3),
+        {R1: (FORM_TOOL,), R2: (FORM_TOOL,), R3: (ROUND_TOOL,)},
+    ),
+    Check(
+        "server-request-state-tampered",
+        "server",
+        "A requestState changed by the client is refused",
+        (SpecRef(R3, "basic/patterns/mrtr", "Request state"),),
+        (R3,),
+        _on_any(STATE_TOOL),
+    ),
+    Check(
+        "server-request-state-foreign",
+        "server",
+        "A requestState issued for one call is not accepted on another tool's call",
+        (SpecRef(R3, "basic/patterns/mrtr", "Request state"),),
+        (R3,),
+        _on_any(STATE_TOOL, ROUND_TOOL),
+    ),
+)
+
+CHECKS: dict[str, Check] = {check.id: check for check in SERVER_CHECKS}
+"""Every check by its ID."""

@@ -1,0 +1,115 @@
+"""What a check run found: one outcome per check and revision, printed the official suite's
+way (a line per check, then ``Passed: X/Y, N failed``) or as JSON for CI.
+
+Exit status: 0 when nothing failed (skipped and not-applicable checks are not failures),
+1 when a check failed. (2, bad usage, is the command line's.)
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_elicit.check.catalog import CHECKS
+
+
+class Status(enum.StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    """The check could not run here: the server lacks a tool it needs, say."""
+    NOT_APPLICABLE = "not applicable"
+    """The rule does not exist in this setting (one session over stdio, for instance)."""
+
+
+MARKS = {
+    Status.PASSED: "✓",
+    Status.FAILED: "✗",
+    Status.SKIPPED: "-",
+    Status.NOT_APPLICABLE: "·",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    check: str
+    revision: str
+    status: Status
+    seen: str
+    """What was seen on the wire, in a sentence: the evidence for a pass, the reason for a
+    failure or a skip."""
+
+    def line(self) -> str:
+        return f"{MARKS[self.status]} {self.check} [{self.revision}] {self.status}: {self.seen}"
+
+    def lines(self) -> list[str]:
+        """The line, and for a failure the spec text the check rests on."""
+        found = [self.line()]
+        if self.status is Status.FAILED:
+            found.extend(f"    spec: {ref}" for ref in CHECKS[self.check].spec)
+        return found
+
+    def as_json(self) -> dict[str, Any]:
+        check = CHECKS[self.check]
+        return {
+            "id": self.check,
+            "revision": self.revision,
+            "status": self.status.value,
+            "seen": self.seen,
+            "title": check.title,
+            "spec": [str(ref) for ref in check.spec],
+        }
+
+
+@dataclass
+class Report:
+    target: str
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def add(self, outcomes: Iterable[Outcome]) -> None:
+        self.outcomes.extend(outcomes)
+
+    def count(self, status: Status) -> int:
+        return sum(1 for outcome in self.outcomes if outcome.status is status)
+
+    @property
+    def ran(self) -> int:
+        """Checks that ran: passed or failed."""
+        return self.count(Status.PASSED) + self.count(Status.FAILED)
+
+    @property
+    def exit_status(self) -> int:
+        return 1 if self.count(Status.FAILED) else 0
+
+    def summary(self) -> str:
+        text = f"Passed: {self.count(Status.PASSED)}/{self.ran}, {self.count(Status.FAILED)} failed"
+        others = [
+            f"{self.count(status)} {status.value}"
+            for status in (Status.SKIPPED, Status.NOT_APPLICABLE)
+            if self.count(status)
+        ]
+        return f"{text}, {', '.join(others)}" if others else text
+
+    def text(self) -> str:
+        lines = [f"Checking {self.target}"]
+        for outcome in self.outcomes:
+            lines.extend(outcome.lines())
+        lines.append("")
+        lines.append(self.summary())
+        return "\n".join(lines)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "passed": self.count(Status.PASSED),
+            "failed": self.count(Status.FAILED),
+            "skipped": self.count(Status.SKIPPED),
+            "notApplicable": self.count(Status.NOT_APPLICABLE),
+            "checks": [outcome.as_json() for outcome in self.outcomes],
+        }
+
+    def json_text(self) -> str:
+        return json.dumps(self.as_json(), indent=2, ensure_ascii=False)

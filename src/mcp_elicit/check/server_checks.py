@@ -1,0 +1,666 @@
+"""The server checks: each drives the server under test through :class:`Probe` on one
+revision and judges what came over the wire.
+
+A check needs the tools the catalog names for it (the official suite's ``test_*`` tools,
+and ours in the same style, docs/check.md "Tools a server lists for the checks"); a server
+that lacks one gets "skipped", never a pass. Each check returns one :class:`Outcome`; an
+exception inside a check is a failure that says what broke, never a crash of the run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+from mcp_types import REQUEST_TIMEOUT
+
+from mcp_elicit.check.catalog import (
+    CHECKS,
+    ENUMS_TOOL,
+    FORM_TOOL,
+    R2,
+    R3,
+    ROUND_TOOL,
+    S4,
+    SERVER_CHECKS,
+    STATE_TOOL,
+    URL_REQUIRED_TOOL,
+    URL_TOOL,
+)
+from mcp_elicit.check.probe import Probe, Reply, Target, text_of
+from mcp_elicit.check.report import Outcome, Status
+from mcp_elicit.protocol.codes import (
+    ELICITATION_COMPLETE as NOTICE,
+)
+from mcp_elicit.protocol.codes import (
+    ELICITATION_REQUIRED_DRAFT,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    URL_ELICITATION_REQUIRED,
+)
+from mcp_elicit.protocol.codes import (
+    ELICITATION_TRACK as TRACK,
+)
+
+NOTICE_WAIT = 10.0
+"""Seconds a check waits for a completion notice (the check tools complete within one)."""
+QUIET = 1.0
+"""Seconds a session must stay quiet to show it was not sent something."""
+REFUSAL_WAIT = 5.0
+"""Seconds within which a request that must be refused gets its error."""
+
+_LINK = re.compile(r"\b(?:https?|ftp)://|\bwww\.", re.IGNORECASE)
+
+FORM_ONLY = frozenset({"form"})
+BOTH = frozenset({"form", "url"})
+
+
+class Finding(Exception):
+    """A check's verdict, raised from deep inside it: ``status`` and what was seen."""
+
+    def __init__(self, status: Status, seen: str) -> None:
+        super().__init__(seen)
+        self.status = status
+        self.seen = seen
+
+
+def failed(seen: str) -> Finding:
+    return Finding(Status.FAILED, seen)
+
+
+@dataclass
+class ServerRun:
+    """The server under test, and how to reach it as one user (``headers``) or as another
+    (``other_headers``: the checks that need a second user)."""
+
+    target: Target
+    headers: Mapping[str, str] = field(default_factory=dict)
+    other_headers: Mapping[str, str] | None = None
+    _tools: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def over_http(self) -> bool:
+        return isinstance(self.target, str)
+
+    def probe(
+        self,
+        revision: str,
+        *,
+        modes: frozenset[str] | None = BOTH,
+        answer: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None,
+        other_user: bool = False,
+    ) -> Probe:
+        headers = self.other_headers if other_user and self.other_headers else self.headers
+        options: dict[str, Any] = {"modes": modes, "headers": headers}
+        if answer is not None:
+            options["answer"] = answer
+        return Probe(self.target, revision, **options)
+
+    async def tools(self, revision: str) -> set[str]:
+        """The tools the server lists to a client that declares every mode."""
+        if revision not in self._tools:
+            async with self.probe(revision) as probe:
+                self._tools[revision] = set(await probe.tools())
+        return self._tools[revision]
+
+
+CheckFn = Callable[[ServerRun, str], Awaitable[str]]
+"""A check's body: returns what it saw when it passed; raises :class:`Finding` otherwise."""
+
+_BODIES: dict[str, CheckFn] = {}
+
+
+def _body(check_id: str) -> Callable[[CheckFn], CheckFn]:
+    if check_id not in CHECKS:
+        raise KeyError(f"no check {check_id!r} in the catalog")
+
+    def register(fn: CheckFn) -> CheckFn:
+        _BODIES[check_id] = fn
+        return fn
+
+    return register
+
+
+async def run_check(run: ServerRun, check_id: str, revision: str) -> Outcome:
+    check = CHECKS[check_id]
+    if revision not in check.revisions:
+        return Outcome(check_id, revision, Status.NOT_APPLICABLE, f"not in {revision}")
+    try:
+        listed = await run.tools(revision)
+    except Exception as error:
+        return Outcome(check_id, revision, Status.FAILED, f"could not list tools: {_why(error)}")
+    missing = [tool for tool in check.tools_on(revision) if tool not in listed]
+    if missing:
+        return Outcome(check_id, revision, Status.SKIPPED, f"no tool {', '.join(missing)}")
+    try:
+        seen = await _BODIES[check_id](run, revision)
+    except Exception as error:
+        # A verdict raised inside a probe's block may come out wrapped by the SDK's tasks.
+        leaf = _leaf(error)
+        if isinstance(leaf, Finding):
+            return Outcome(check_id, revision, leaf.status, leaf.seen)
+        return Outcome(check_id, revision, Status.FAILED, f"the exchange broke: {_why(leaf)}")
+    return Outcome(check_id, revision, Status.PASSED, seen)
+
+
+def _leaf(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+def _why(error: BaseException) -> str:
+    error = _leaf(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def _required_call() -> dict[str, str]:
+    """The arguments of a ``URL_REQUIRED_TOOL`` call and its retry: a key of their own, so
+    that the server tells this exchange from any earlier one."""
+    return {"key": secrets.token_hex(8)}
+
+
+# -- what a URL-mode request must look like ---------------------------------------------------
+
+
+def url_request_problems(params: Mapping[str, Any], revision: str) -> list[str]:
+    """What is wrong with a URL-mode ``elicitation/create`` params on ``revision``."""
+    problems: list[str] = []
+    if params.get("mode") != "url":
+        problems.append(f"mode is {params.get('mode')!r}, not 'url'")
+    message = params.get("message")
+    if not isinstance(message, str) or not message.strip():
+        problems.append("no message")
+    elif _LINK.search(message):
+        problems.append("the message holds a URL (a URL belongs in the url field only)")
+    url = params.get("url")
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
+        problems.append(f"url {url!r} is not a valid http(s) URL")
+    has_id = isinstance(params.get("elicitationId"), str) and bool(params.get("elicitationId"))
+    if revision in (S4, R2) and not has_id:
+        problems.append("no elicitationId")
+    if revision == R3 and "elicitationId" in params:
+        problems.append("an elicitationId, which 2026-07-28 does not have")
+    if "requestedSchema" in params:
+        problems.append("a requestedSchema on a URL-mode request")
+    return problems
+
+
+def _url_requests_in(result: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The URL-mode elicitation requests of an InputRequiredResult."""
+    found = []
+    for request in ((result or {}).get("inputRequests") or {}).values():
+        if isinstance(request, Mapping) and request.get("method") == "elicitation/create":
+            params = request.get("params") or {}
+            if params.get("mode") == "url" or "url" in params:
+                found.append(dict(params))
+    return found
+
+
+def _asks_for_input(reply: Reply) -> bool:
+    return reply.result is not None and reply.result.get("resultType") == "input_required"
+
+
+def _pushed_links(probe: Probe) -> list[dict[str, Any]]:
+    return [p for p in probe.asked if p.get("mode") == "url" or "url" in p]
+
+
+# -- URL mode -------------------------------------------------------------------------------
+
+
+@_body("server-url-request-shape")
+async def _url_request_shape(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        reply = await probe.call(URL_TOOL)
+        links = _url_requests_in(reply.result) if revision == R3 else _pushed_links(probe)
+    if not links:
+        raise failed(f"{URL_TOOL} sent no URL-mode request; it answered {reply.describe()}")
+    problems = [p for link in links for p in url_request_problems(link, revision)]
+    if problems:
+        raise failed("; ".join(problems))
+    return f"{len(links)} URL-mode request(s), well formed: url {links[0].get('url')!r}"
+
+
+@_body("server-complete-notice")
+async def _complete_notice(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        reply = await probe.call(URL_TOOL)
+        links = _pushed_links(probe)
+        if not links:
+            raise failed(f"{URL_TOOL} sent no URL-mode request; it answered {reply.describe()}")
+        notices = await probe.wire.until(NOTICE, timeout=NOTICE_WAIT)
+    if not notices:
+        raise Finding(
+            Status.SKIPPED,
+            f"no completion notice within {NOTICE_WAIT:g} s (the notice is optional: MAY)",
+        )
+    sent = links[0].get("elicitationId")
+    ids = [n.get("params", {}).get("elicitationId") for n in notices]
+    if sent not in ids:
+        raise failed(f"the notice names {ids}, the request's elicitationId was {sent!r}")
+    return f"notice for elicitationId {sent!r}"
+
+
+@_body("server-complete-notice-origin-only")
+async def _notice_origin_only(run: ServerRun, revision: str) -> str:
+    if not run.over_http:
+        raise Finding(Status.NOT_APPLICABLE, "one session per server process over stdio")
+    async with run.probe(revision) as origin, run.probe(revision) as bystander:
+        # Both sessions make the call, the bystander first: a server that keeps sessions
+        # knows it, and its own notice shows it is listening.
+        await bystander.call(URL_TOOL)
+        await origin.call(URL_TOOL)
+        links = _pushed_links(origin)
+        if not links:
+            raise failed(f"{URL_TOOL} sent no URL-mode request")
+        sent = links[0].get("elicitationId")
+        await origin.wire.until(NOTICE, timeout=NOTICE_WAIT)
+        await anyio.sleep(QUIET)
+        own = _notices_for(origin, sent)
+        strays = _notices_for(bystander, sent)
+    if strays:
+        raise failed(f"another session got {len(strays)} completion notice(s) for {sent!r}")
+    if not own:
+        raise Finding(Status.SKIPPED, "no completion notice was sent at all")
+    return "only the session that made the call got the notice"
+
+
+def _notices_for(probe: Probe, elicitation_id: Any) -> list[dict[str, Any]]:
+    return [
+        notice
+        for notice in probe.wire.received(NOTICE)
+        if notice.get("params", {}).get("elicitationId") == elicitation_id
+    ]
+
+
+@_body("server-url-required-error")
+async def _url_required_error(run: ServerRun, revision: str) -> str:
+    expected = URL_ELICITATION_REQUIRED if revision == R2 else ELICITATION_REQUIRED_DRAFT
+    async with run.probe(revision) as probe:
+        reply = await probe.call(URL_REQUIRED_TOOL, _required_call())
+    items = _required_items(reply, expected)
+    problems = [p for item in items for p in url_request_problems(item, revision)]
+    if problems:
+        raise failed("data.elicitations: " + "; ".join(problems))
+    return f"{expected} with {len(items)} URL-mode elicitation(s)"
+
+
+def _required_items(reply: Reply, expected: int) -> list[dict[str, Any]]:
+    if reply.code != expected:
+        raise failed(f"expected error {expected}, got {reply.describe()}")
+    data = (reply.error or {}).get("data")
+    items = data.get("elicitations") if isinstance(data, Mapping) else None
+    if not isinstance(items, list) or not items:
+        raise failed(f"error {expected} without a non-empty data.elicitations: data={data!r}")
+    return [dict(item) if isinstance(item, Mapping) else {"item": item} for item in items]
+
+
+@_body("server-url-required-retry")
+async def _url_required_retry(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        arguments = _required_call()
+        first = await probe.call(URL_REQUIRED_TOOL, arguments)
+        items = _required_items(first, URL_ELICITATION_REQUIRED)
+        wanted = {item.get("elicitationId") for item in items}
+        notices = await probe.wire.until(NOTICE, timeout=NOTICE_WAIT)
+        told = {n.get("params", {}).get("elicitationId") for n in notices}
+        again = await probe.call(URL_REQUIRED_TOOL, arguments)
+    if again.error is not None or (again.result or {}).get("isError"):
+        raise failed(f"the call again after completion got {again.describe()}")
+    said = "the notice came" if wanted & told else "no notice came (optional)"
+    return f"-32042, {said}, then the call again returned a result"
+
+
+@_body("server-no-32042")
+async def _no_32042(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        reply = await probe.call(URL_REQUIRED_TOOL, _required_call())
+    if reply.code == URL_ELICITATION_REQUIRED:
+        raise failed("error -32042, which 2026-07-28 retired")
+    links = _url_requests_in(reply.result)
+    if not _asks_for_input(reply) or not links:
+        raise failed(
+            f"expected an InputRequiredResult with a URL-mode request, got {reply.describe()}"
+        )
+    return "an InputRequiredResult with a URL-mode request"
+
+
+# -- the URL-mode draft: elicitation/track --------------------------------------------------
+
+
+@_body("server-track")
+async def _track(run: ServerRun, revision: str) -> str:
+    steps: list[float] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        steps.append(value)
+
+    async with run.probe(revision) as probe:
+        first = await probe.call(URL_REQUIRED_TOOL, _required_call())
+        [item, *_] = _required_items(first, ELICITATION_REQUIRED_DRAFT)
+        tracked = await probe.request(
+            TRACK,
+            {"elicitationId": item.get("elicitationId"), "_meta": {"progressToken": "check"}},
+            on_progress=progress,
+        )
+    if tracked.error is not None or (tracked.result or {}).get("status") != "complete":
+        raise failed(f"elicitation/track answered {tracked.describe()}: {tracked.result}")
+    if any(b <= a for a, b in itertools.pairwise(steps)):
+        raise failed(f"progress did not increase: {steps}")
+    return f"{len(steps)} progress notification(s), then {{status: complete}}"
+
+
+async def _refused_track(probe: Probe, elicitation_id: Any, whose: str) -> str:
+    """Track an id that is not the prober's to track: an error must come back, promptly; a
+    track the server holds open (waiting on it) or answers is a failure."""
+    tracked: Reply | None = None
+    with anyio.move_on_after(REFUSAL_WAIT):
+        tracked = await probe.request(
+            TRACK, {"elicitationId": elicitation_id, "_meta": {"progressToken": 1}}
+        )
+    if tracked is None or tracked.code == REQUEST_TIMEOUT:
+        raise failed(f"{whose} was tracked: the server held the request open")
+    if tracked.error is None:
+        raise failed(f"{whose} was tracked: {tracked.result}")
+    return f"refused: {tracked.describe()}"
+
+
+@_body("server-track-unknown-id")
+async def _track_unknown(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        return await _refused_track(
+            probe, f"never-issued-{secrets.token_hex(8)}", "an id never issued"
+        )
+
+
+@_body("server-track-foreign-id")
+async def _track_foreign(run: ServerRun, revision: str) -> str:
+    if run.other_headers is None:
+        raise Finding(Status.SKIPPED, "needs a second user's credentials (--other-header)")
+    async with run.probe(revision) as owner:
+        first = await owner.call(URL_REQUIRED_TOOL, _required_call())
+        [item, *_] = _required_items(first, ELICITATION_REQUIRED_DRAFT)
+        async with run.probe(revision, other_user=True) as other:
+            return await _refused_track(
+                other, item.get("elicitationId"), "another user's elicitation"
+            )
+
+
+# -- capability gating ----------------------------------------------------------------------
+
+
+@_body("server-gate-url-mode")
+async def _gate_url_mode(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision, modes=FORM_ONLY) as probe:
+        reply = await probe.call(URL_TOOL)
+        pushed = _pushed_links(probe)
+    if pushed:
+        raise failed(f"sent URL mode to a form-only client: {pushed[0].get('url')!r}")
+    if revision != R3:
+        return f"no URL-mode request; the call got {reply.describe()}"
+    if _url_requests_in(reply.result):
+        raise failed("an InputRequiredResult with a URL-mode request, to a form-only client")
+    required = _required_capabilities(reply)
+    elicitation = required.get("elicitation") if required is not None else None
+    if not isinstance(elicitation, Mapping) or "url" not in elicitation:
+        raise failed(
+            f"expected -32021 with requiredCapabilities.elicitation.url, got {reply.describe()} "
+            f"(requiredCapabilities={required!r})"
+        )
+    return "-32021 with requiredCapabilities.elicitation.url"
+
+
+def _required_capabilities(reply: Reply) -> Mapping[str, Any] | None:
+    if reply.code != MISSING_REQUIRED_CLIENT_CAPABILITY:
+        return None
+    data = (reply.error or {}).get("data")
+    found = data.get("requiredCapabilities") if isinstance(data, Mapping) else None
+    return found if isinstance(found, Mapping) else None
+
+
+@_body("server-gate-2025-06-18")
+async def _gate_2025_06_18(run: ServerRun, revision: str) -> str:
+    async def decline(params: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "decline"}
+
+    async with run.probe(revision, answer=decline) as probe:
+        replies = [await probe.call(URL_TOOL), await probe.call(ENUMS_TOOL)]
+        asked = list(probe.asked)
+    problems: list[str] = []
+    for params in asked:
+        if params.get("mode") == "url" or "url" in params:
+            problems.append("a URL-mode request")
+        if "mode" in params:
+            problems.append(f"a mode field ({params['mode']!r})")
+        properties = (params.get("requestedSchema") or {}).get("properties") or {}
+        for name, schema in properties.items():
+            if isinstance(schema, Mapping) and ({"oneOf", "anyOf"} & schema.keys()):
+                problems.append(f"{name}: a titled enum (oneOf/anyOf)")
+            if isinstance(schema, Mapping) and schema.get("type") == "array":
+                problems.append(f"{name}: a multi-select (array)")
+    if problems:
+        raise failed("; ".join(dict.fromkeys(problems)))
+    if not asked:
+        # Refusing what 2025-06-18 cannot express is right too: nothing unknown was sent.
+        return f"nothing asked; {ENUMS_TOOL} got {replies[1].describe()}"
+    return f"{len(asked)} request(s), all in 2025-06-18's shapes"
+
+
+@_body("server-gate-capability")
+async def _gate_capability(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision, modes=None) as probe:
+        reply = await probe.call(ROUND_TOOL)
+    required = _required_capabilities(reply)
+    if required is None or "elicitation" not in required:
+        raise failed(
+            f"expected -32021 with requiredCapabilities.elicitation, got {reply.describe()}"
+        )
+    return "-32021 with requiredCapabilities.elicitation"
+
+
+# -- results and answers --------------------------------------------------------------------
+
+
+@_body("server-result-type")
+async def _result_type(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        listed = await probe.list_tools_raw()
+        asked = await probe.call(ROUND_TOOL)
+        seen = [("tools/list", listed), ("tools/call", asked)]
+        if _asks_for_input(asked):
+            assert asked.result is not None
+            answers = answers_for(asked.result)
+            done = await probe.call(
+                ROUND_TOOL,
+                input_responses=answers,
+                request_state=asked.result.get("requestState"),
+            )
+            seen.append(("tools/call retry", done))
+    problems = []
+    for what, reply in seen:
+        if reply.result is None:
+            problems.append(f"{what}: {reply.describe()}")
+        elif reply.result.get("resultType") not in ("complete", "input_required"):
+            problems.append(f"{what}: resultType {reply.result.get('resultType')!r}")
+    if problems:
+        raise failed("; ".join(problems))
+    kinds = ", ".join(
+        f"{what}: {reply.result.get('resultType')}" for what, reply in seen if reply.result
+    )
+    return kinds
+
+
+def valid_answer(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A valid answer to a form: every required field (and no other) given a value."""
+    content: dict[str, Any] = {}
+    properties = schema.get("properties") or {}
+    for name in schema.get("required") or list(properties):
+        prop = properties.get(name) or {}
+        content[name] = _value_for(prop)
+    return content
+
+
+def _value_for(prop: Mapping[str, Any]) -> Any:
+    if "default" in prop:
+        return prop["default"]
+    if prop.get("enum"):
+        return prop["enum"][0]
+    if prop.get("oneOf"):
+        return prop["oneOf"][0].get("const")
+    kind = prop.get("type")
+    if kind == "boolean":
+        return True
+    if kind in ("number", "integer"):
+        return max(1, int(prop.get("minimum", 1)))
+    if kind == "array":
+        items = prop.get("items") or {}
+        choices = items.get("enum") or [c.get("const") for c in items.get("anyOf") or []]
+        return choices[:1]
+    formats = {"email": "check@example.com", "uri": "https://example.com/", "date": "2026-01-02"}
+    if prop.get("format") in formats:
+        return formats[prop["format"]]
+    if prop.get("format") == "date-time":
+        return "2026-01-02T03:04:05Z"
+    return "check".ljust(int(prop.get("minLength", 0)), "x")
+
+
+def answers_for(result: Mapping[str, Any]) -> dict[str, Any]:
+    """Valid ``inputResponses`` for every elicitation of an InputRequiredResult (URL mode:
+    accepted)."""
+    answers: dict[str, Any] = {}
+    for key, request in (result.get("inputRequests") or {}).items():
+        params = (request or {}).get("params") or {}
+        if params.get("mode") == "url" or "url" in params:
+            answers[key] = {"action": "accept"}
+        else:
+            answers[key] = {
+                "action": "accept",
+                "content": valid_answer(params.get("requestedSchema") or {}),
+            }
+    return answers
+
+
+def broken_answer(schema: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """An answer valid but for one field, and that field's name."""
+    content = valid_answer(schema)
+    properties = schema.get("properties") or {}
+    for name, prop in properties.items():
+        if prop.get("format") == "email":
+            return name, {**content, name: "not-an-email"}
+    for name, prop in properties.items():
+        if prop.get("enum") or prop.get("oneOf"):
+            return name, {**content, name: "none-of-the-choices"}
+    for name, prop in properties.items():
+        kind = prop.get("type")
+        wrong: Any = {"string": 12345, "number": "many", "integer": "many", "boolean": "maybe"}
+        if kind in wrong:
+            return name, {**content, name: wrong[kind]}
+    raise Finding(Status.SKIPPED, "the form has no field an answer could break")
+
+
+@_body("server-validates-answer")
+async def _validates_answer(run: ServerRun, revision: str) -> str:
+    if revision == R3:
+        return await _validates_in_rounds(run, revision)
+    broken: list[str] = []
+
+    async def break_it(params: dict[str, Any]) -> dict[str, Any]:
+        name, content = broken_answer(params.get("requestedSchema") or {})
+        broken.append(name)
+        return {"action": "accept", "content": content}
+
+    async with run.probe(revision, answer=break_it) as probe:
+        reply = await probe.call(FORM_TOOL, {"message": "mcp-elicit check: please answer"})
+    if not broken:
+        raise failed(f"{FORM_TOOL} asked nothing; it answered {reply.describe()}")
+    return _judge_broken(reply, broken[0])
+
+
+async def _validates_in_rounds(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        first = await probe.call(ROUND_TOOL)
+        if not _asks_for_input(first):
+            raise failed(f"{ROUND_TOOL} asked nothing; it answered {first.describe()}")
+        assert first.result is not None
+        answers = answers_for(first.result)
+        name = ""
+        for key, request in (first.result.get("inputRequests") or {}).items():
+            params = (request or {}).get("params") or {}
+            if "requestedSchema" in params:
+                name, content = broken_answer(params["requestedSchema"])
+                answers[key] = {"action": "accept", "content": content}
+                break
+        if not name:
+            raise Finding(Status.SKIPPED, f"{ROUND_TOOL} asked no form question")
+        reply = await probe.call(
+            ROUND_TOOL, input_responses=answers, request_state=first.result.get("requestState")
+        )
+    if _asks_for_input(reply):
+        return f"the bad answer to {name!r} was not used: asked again"
+    return _judge_broken(reply, name)
+
+
+def _judge_broken(reply: Reply, name: str) -> str:
+    if reply.error is not None:
+        said = f"{reply.error.get('message', '')} {reply.error.get('data') or ''}"
+    elif reply.result is not None and reply.result.get("isError"):
+        said = text_of(reply.result)
+    else:
+        raise failed(f"an answer breaking {name!r} was taken: {reply.describe()}")
+    if name not in said:
+        raise failed(f"the error does not name the field {name!r}: {said.strip()!r}")
+    return f"refused, naming {name!r}: {said.strip()[:120]!r}"
+
+
+@_body("server-request-state-tampered")
+async def _state_tampered(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        first = await probe.call(STATE_TOOL)
+        state = (first.result or {}).get("requestState")
+        if not _asks_for_input(first) or not isinstance(state, str) or not state:
+            raise Finding(Status.SKIPPED, f"{STATE_TOOL} gave no requestState: {first.describe()}")
+        assert first.result is not None
+        middle = len(state) // 2
+        flipped = "A" if state[middle] != "A" else "B"
+        tampered = state[:middle] + flipped + state[middle + 1 :]
+        reply = await probe.call(
+            STATE_TOOL, input_responses=answers_for(first.result), request_state=tampered
+        )
+    if reply.error is None:
+        raise failed(f"a tampered requestState was taken: {reply.describe()}")
+    return f"refused: {reply.describe()}"
+
+
+@_body("server-request-state-foreign")
+async def _state_foreign(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        other = await probe.call(STATE_TOOL)
+        foreign = (other.result or {}).get("requestState")
+        own = await probe.call(ROUND_TOOL)
+        if not isinstance(foreign, str) or not foreign:
+            raise Finding(Status.SKIPPED, f"{STATE_TOOL} gave no requestState to replay")
+        if not _asks_for_input(own) or not (own.result or {}).get("requestState"):
+            raise Finding(
+                Status.NOT_APPLICABLE,
+                f"{ROUND_TOOL}'s own round carries no requestState: nothing to bind",
+            )
+        assert own.result is not None
+        reply = await probe.call(
+            ROUND_TOOL, input_responses=answers_for(own.result), request_state=foreign
+        )
+    if reply.result is not None and not _asks_for_input(reply) and not reply.result.get("isError"):
+        raise failed(f"{ROUND_TOOL} completed on {STATE_TOOL}'s requestState")
+    return f"not taken: {reply.describe()}"
+
+
+def server_check_ids() -> list[str]:
+    return [check.id for check in SERVER_CHECKS]
+
+
+assert set(_BODIES) == set(server_check_ids()), "a server check without a body"

@@ -1,0 +1,89 @@
+"""``mcp-elicit check server TARGET [--protocol R] [--scenario ID] [--json]``: the checks the
+official conformance suite leaves out, run against a server (docs/check.md).
+
+TARGET as for ``call``: an ``http(s)://`` URL, or ``-- command args...`` last on the line.
+Exit status: 0 nothing failed, 1 a check failed, 2 bad usage.
+
+This module is the command line only, cheap to import; the checks run in
+:mod:`mcp_elicit.cli._check`, imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from mcp_elicit.cli._host import _header
+
+# ``mcp_elicit.check.REVISIONS``, written out so that building the parser imports nothing
+# heavy (a test keeps the two the same).
+CHECK_REVISIONS: tuple[str, ...] = ("2025-06-18", "url-draft", "2025-11-25", "2026-07-28")
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "check",
+        usage="%(prog)s server [options] (URL | -- COMMAND [ARGS...])",
+        help="check a server on what the official conformance suite leaves out",
+        description=(
+            "Check an MCP server's elicitation on what the official conformance suite leaves "
+            "out: URL mode, the completion notice, -32042, the URL-mode draft, capability "
+            "gating, answer validation, requestState. docs/check.md explains every check. "
+            "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+        ),
+    )
+    sides = check.add_subparsers(dest="side", metavar="SIDE", required=True)
+    server = sides.add_parser(
+        "server",
+        prog="mcp-elicit check server",
+        usage="%(prog)s [options] (URL | -- COMMAND [ARGS...])",
+        help="drive a server as a client and check every message it sends",
+        description=(
+            "Drive a server as a client on every revision with elicitation and check what it "
+            "sends. TARGET is an http(s):// URL, or '-- command args...' last on the line to "
+            "start the server over stdio (a fresh process per check; its stderr goes to a "
+            "log file). A check that needs a tool the server does not list is skipped. "
+            "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+        ),
+    )
+    server.add_argument("target", metavar="TARGET", nargs="?", help="the server's http(s):// URL")
+    server.add_argument(
+        "--protocol",
+        action="append",
+        default=[],
+        choices=CHECK_REVISIONS,
+        metavar="REVISION",
+        help=f"run only on this revision (repeatable): {', '.join(CHECK_REVISIONS)}",
+    )
+    server.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only this check (repeatable, or comma separated); IDs in docs/check.md",
+    )
+    server.add_argument("--json", action="store_true", help="print the report as JSON")
+    server.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        type=_header,
+        metavar="NAME:VALUE",
+        help="send this HTTP header (repeatable), e.g. 'Authorization: Bearer TOKEN'; "
+        "NAME:@FILE reads the value from FILE",
+    )
+    server.add_argument(
+        "--other-header",
+        action="append",
+        default=[],
+        type=_header,
+        metavar="NAME:VALUE",
+        help="a second user's header, for the checks that need two users "
+        "(server-track-foreign-id); NAME:@FILE reads the value from FILE",
+    )
+    server.set_defaults(run=run, command_parser=server)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mcp_elicit.cli._check import check_server
+
+    return check_server(args)

@@ -1,0 +1,80 @@
+"""``mcp-elicit check server`` on the command line: the official suite's way of printing, JSON
+for CI, and the exit status (0 nothing failed, 1 a check failed, 2 bad usage)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from mcp_elicit.check import REVISIONS
+from mcp_elicit.cli import main
+from mcp_elicit.cli.check_command import CHECK_REVISIONS
+from tests.check.conftest import BREAKER, OURS
+
+SOME = "server-url-request-shape,server-validates-answer"
+
+
+def test_the_parser_knows_every_revision() -> None:
+    assert CHECK_REVISIONS == REVISIONS
+
+
+@pytest.mark.slow
+def test_a_server_that_passes_exits_0(our_server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check", "server", "--scenario", SOME, "--protocol", "2025-11-25", our_server])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.splitlines()[0] == f"Checking {our_server}"
+    assert "✓ server-url-request-shape [2025-11-25] passed:" in out
+    assert out.rstrip().endswith("Passed: 2/2, 0 failed")
+
+
+@pytest.mark.slow
+def test_a_failed_check_exits_1_and_names_its_spec(capsys: pytest.CaptureFixture[str]) -> None:
+    check = "server-result-type"
+    command = [sys.executable, str(BREAKER), check, "--", sys.executable, str(OURS), "--stdio"]
+    status = main(["check", "server", "--scenario", check, "--", *command])
+    out = capsys.readouterr().out
+    assert status == 1, out
+    assert f"✗ {check} [2026-07-28] failed: tools/list: resultType None" in out
+    assert "    spec: 2026-07-28 basic/index § Result types" in out
+    assert out.rstrip().endswith("Passed: 0/1, 1 failed")
+
+
+@pytest.mark.slow
+def test_json_for_ci(our_server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check", "server", "--json", "--scenario", SOME, our_server])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert report["target"] == our_server
+    assert (report["passed"], report["failed"]) == (6, 0)
+    [first, *_] = report["checks"]
+    assert first["id"] == "server-url-request-shape"
+    assert first["status"] == "passed"
+    assert first["spec"][0] == "2025-11-25 client/elicitation § URL Mode Elicitation Requests"
+
+
+URL = "http://127.0.0.1:9/mcp"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--scenario", "server-nope", URL], "no server check 'server-nope'; one of: server-"),
+        (["--protocol", "2024-01-01", URL], "argument --protocol: invalid choice: '2024-01-01'"),
+        ([], "no server: give an http(s):// URL, or '-- command args...' last"),
+        (["--header", "X-A: b", "--", "true"], "--header and --other-header are for a server"),
+        (["ftp://example.com/mcp"], "is not an http(s):// URL"),
+        (["--header", "no colon", URL], "expected NAME:VALUE"),
+    ],
+)
+def test_bad_usage_exits_2_and_says_why(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "server", *argv])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: mcp-elicit check server" in err
+    assert message in err

@@ -1,0 +1,104 @@
+"""``mcp-elicit check server``: every check passes against our own server, on every revision
+that has it, over Streamable HTTP and stdio; each check fails against a server broken for its
+rule (tests/peer_servers/breaker.py, and two broken servers for the checks that need several
+sessions or users)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_elicit.check import CHECKS, Report, Status, check_server, select
+from tests.check.conftest import (
+    BROADCAST_SERVER,
+    SECRET_SERVER,
+    broken_stdio,
+    our_stdio,
+    serving,
+)
+from tests.peer_servers.breaker import BREAKS
+from tests.peer_servers.secret_server import free_port
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+TWO_USERS = ("server-track-foreign-id",)
+ALICE = {"Authorization": "Bearer user-alice"}
+BOB = {"Authorization": "Bearer user-bob"}
+
+
+def statuses(report: Report) -> dict[tuple[str, str], Status]:
+    return {(o.check, o.revision): o.status for o in report.outcomes}
+
+
+def explain(report: Report) -> str:
+    return "\n" + report.text()
+
+
+async def test_every_check_passes_against_our_server_over_http(our_server: str) -> None:
+    report = await check_server(our_server)
+    found = statuses(report)
+    assert set(found) == set(select()), "every check ran on every revision that has it"
+    for (check, revision), status in found.items():
+        expected = Status.SKIPPED if check in TWO_USERS else Status.PASSED
+        assert status is expected, f"{check} [{revision}]" + explain(report)
+    assert report.exit_status == 0
+
+
+async def test_every_check_passes_against_our_server_over_stdio() -> None:
+    report = await check_server(our_stdio())
+    for (check, revision), status in statuses(report).items():
+        if check == "server-complete-notice-origin-only":
+            assert status is Status.NOT_APPLICABLE  # one session per process
+        elif check in TWO_USERS:
+            assert status is Status.SKIPPED
+        else:
+            assert status is Status.PASSED, f"{check} [{revision}]" + explain(report)
+
+
+@pytest.mark.parametrize("check", BREAKS)
+async def test_each_check_fails_against_a_server_broken_for_it(check: str) -> None:
+    report = await check_server(broken_stdio(check), ids=[check])
+    found = statuses(report)
+    assert set(found) == {(check, r) for r in CHECKS[check].revisions}
+    assert set(found.values()) == {Status.FAILED}, explain(report)
+    assert report.exit_status == 1
+
+
+def test_the_relay_breaks_every_check_that_one_session_over_stdio_can_show() -> None:
+    only_over_http = {"server-complete-notice-origin-only", *TWO_USERS}
+    assert set(BREAKS) == set(CHECKS) - only_over_http
+
+
+async def test_a_notice_sent_to_every_session_fails_origin_only(tmp_path: Path) -> None:
+    port = free_port()
+    command = [sys.executable, str(BROADCAST_SERVER), "--http", str(port)]
+    with serving(command, port, tmp_path / "broadcast") as url:
+        report = await check_server(url, ids=["server-complete-notice-origin-only"])
+    [outcome] = report.outcomes
+    assert outcome.status is Status.FAILED, explain(report)
+    assert "another session got" in outcome.seen
+
+
+async def test_the_track_checks_with_two_users(tmp_path: Path) -> None:
+    """Our server with users from tokens: another user's id is refused. The same server
+    with one local user for every request (tokens ignored): it is not."""
+    ids = ["server-track-unknown-id", "server-track-foreign-id"]
+    for auth, expected in ((True, Status.PASSED), (False, Status.FAILED)):
+        port = free_port()
+        command = [
+            sys.executable,
+            str(SECRET_SERVER),
+            "--store",
+            "memory://",
+            "--http",
+            str(port),
+            "--url-draft",
+            *(["--auth"] if auth else []),
+        ]
+        with serving(command, port, tmp_path / f"auth-{auth}") as url:
+            report = await check_server(url, ids=ids, headers=ALICE, other_headers=BOB)
+        found = statuses(report)
+        assert found["server-track-unknown-id", "url-draft"] is Status.PASSED, explain(report)
+        assert found["server-track-foreign-id", "url-draft"] is expected, explain(report)
