@@ -304,7 +304,7 @@ async def test_url_elicitation(ctx: Context) -> str:
 
 
 @server.tool()
-async def test_url_elicitation_required(ctx: Context, key: str = "") -> str:
+async def test_url_elicitation_required(ctx: Context, key: str) -> str:
     """Check tool: "open this link first" (-32042, -32604 on the draft, an input request on
     2026-07-28); the link's interaction finishes half a second later; then the same call
     (the same ``key``) works."""
