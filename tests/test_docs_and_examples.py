@@ -19,9 +19,11 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # Programs run elsewhere: servers are started by client_quickstart.py and the client tests,
 # the conformance client by the conformance suite (tests/client/test_conformance.py), and
 # script_a_run.py below, with a state directory of its own; oauth_server.py by the downstream
-# OAuth tests (tests/server/oauth), with two OpenID providers.
+# OAuth tests (tests/server/oauth), with two OpenID providers; check_client.py by the client
+# checks (tests/check/test_client_checks.py), against their scripted server.
 RUN_ELSEWHERE = {
     "booking_server.py",
+    "check_client.py",
     "conformance_client.py",
     "conformance_server.py",
     "fastmcp_server.py",

@@ -55,7 +55,30 @@ def test_json_for_ci(our_server: str, capsys: pytest.CaptureFixture[str]) -> Non
     assert first["spec"][0] == "2025-11-25 client/elicitation § URL Mode Elicitation Requests"
 
 
+@pytest.mark.slow
+def test_check_client_runs_the_command_with_the_url_last(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client = [sys.executable, str(OURS.parent / "check_client.py")]
+    status = main(["check", "client", "--scenario", "client-fills-defaults", "--", *client])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "✓ client-fills-defaults [2026-07-28] passed" in out
+
+
 URL = "http://127.0.0.1:9/mcp"
+
+
+def test_check_client_without_a_command_is_bad_usage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "client", "--scenario", "client-fills-defaults"])
+    assert exit_.value.code == 2
+    assert "no client: give its command after '--'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "client", "--scenario", "server-no-32042", "--", "true"])
+    assert "no client check 'server-no-32042'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -183,6 +183,7 @@ USAGE_ERRORS = [
     (["url", "check"], "mcp-elicit url check", "required: URL"),
     (["check", "server", "--bogus", URL], "mcp-elicit check server", "unrecognized arguments"),
     (["check", "server", "--protocol", "1999", URL], "mcp-elicit check server", "'1999'"),
+    (["check", "client", "--bogus", "--", "true"], "mcp-elicit check client", "unrecognized"),
     (["url", "check", "https://a.example/", "x"], "mcp-elicit url check", "unrecognized"),
     (["url"], "mcp-elicit url", "required: SUBCOMMAND"),
 ]

@@ -10,7 +10,7 @@ Every check, its spec reference and the tools it needs: :data:`CHECKS`, docs/che
 
 from mcp_elicit.check.catalog import CHECKS, REVISIONS, Check, SpecRef
 from mcp_elicit.check.report import Outcome, Report, Status
-from mcp_elicit.check.running import UnknownCheck, check_server, select
+from mcp_elicit.check.running import UnknownCheck, check_client, check_server, select
 
 __all__ = [
     "CHECKS",
@@ -21,6 +21,7 @@ __all__ = [
     "SpecRef",
     "Status",
     "UnknownCheck",
+    "check_client",
     "check_server",
     "select",
 ]

@@ -220,5 +220,74 @@ SERVER_CHECKS: tuple[Check, ...] = (
     ),
 )
 
-CHECKS: dict[str, Check] = {check.id: check for check in SERVER_CHECKS}
+# The tools of the client checks: the scripted server lists one per scenario, and a client
+# under test calls every tool it lists (the official suite's convention).
+MODES_TOOL = "test_client_modes"
+UNDECLARED_TOOL = "test_client_undeclared_mode"
+DEFAULTS_TOOL = "test_client_defaults"
+VALID_ANSWER_TOOL = "test_client_valid_answer"
+CONSENT_TOOL = "test_client_url_consent"
+BLOCKED_TOOL = "test_client_blocked_link"
+RETRY_TOOL = "test_client_url_required"
+
+CLIENT_CHECKS: tuple[Check, ...] = (
+    Check(
+        "client-answers-declared-modes",
+        "client",
+        "Every mode the client declares, it answers (a result with an action, not an error)",
+        (_el(R2, "Capabilities"), _el(R3, "Capabilities")),
+        (R1, R2, R3),
+        _on_any(MODES_TOOL),
+    ),
+    Check(
+        "client-refuses-undeclared-mode",
+        "client",
+        "A request in a mode the client did not declare gets error -32602",
+        (_el(R2, "Error Handling"),),
+        (R2,),
+        _on_any(UNDECLARED_TOOL),
+    ),
+    Check(
+        "client-fills-defaults",
+        "client",
+        "An accepted form carries every field that has a default, falsy defaults included",
+        (_el(R2, "Requested Schema"), _el(R3, "Requested Schema")),
+        (R2, R3),
+        _on_any(DEFAULTS_TOOL),
+    ),
+    Check(
+        "client-valid-answers",
+        "client",
+        "An accepted answer satisfies the schema (required fields, formats, bounds, choices)",
+        (_el(R2, "Security Considerations"), _el(R3, "Security Considerations")),
+        (R1, R2, R3),
+        _on_any(VALID_ANSWER_TOOL),
+    ),
+    Check(
+        "client-url-consent",
+        "client",
+        "The client never fetches a link itself: it is opened only when the person accepted",
+        (_el(R2, "Safe URL Handling"), _el(R3, "Safe URL Handling")),
+        (R2, R3),
+        _on_any(CONSENT_TOOL),
+    ),
+    Check(
+        "client-refuses-blocked-link",
+        "client",
+        "A link with credentials in it is neither accepted nor opened",
+        (_el(R2, "Safe URL Handling"), _el(R3, "Safe URL Handling")),
+        (R2, R3),
+        _on_any(BLOCKED_TOOL),
+    ),
+    Check(
+        "client-retry-after-completion",
+        "client",
+        "After -32042 the client calls again only once the interaction completed",
+        (_el(R2, "URL Elicitation Required Error"),),
+        (R2,),
+        _on_any(RETRY_TOOL),
+    ),
+)
+
+CHECKS: dict[str, Check] = {check.id: check for check in (*SERVER_CHECKS, *CLIENT_CHECKS)}
 """Every check by its ID."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from mcp_elicit.check.catalog import CHECKS, REVISIONS, SERVER_CHECKS
+from mcp_elicit.check.catalog import CHECKS, REVISIONS
 from mcp_elicit.check.probe import Target
 from mcp_elicit.check.report import Outcome, Report
 from mcp_elicit.check.server_checks import ServerRun, run_check
@@ -22,7 +22,7 @@ def select(
     for revision in revisions:
         if revision not in REVISIONS:
             raise UnknownCheck(f"no revision {revision!r}; one of: {', '.join(REVISIONS)}")
-    known = [check.id for check in SERVER_CHECKS if check.side == side]
+    known = [check.id for check in CHECKS.values() if check.side == side]
     for check_id in ids:
         if check_id not in known:
             raise UnknownCheck(f"no {side} check {check_id!r}; one of: {', '.join(known)}")
@@ -51,6 +51,26 @@ async def check_server(
     report = Report(name or str(target))
     for check_id, revision in pairs:
         outcome = await run_check(run, check_id, revision)
+        report.add([outcome])
+        if progress is not None:
+            progress(outcome)
+    return report
+
+
+async def check_client(
+    command: Sequence[str],
+    *,
+    ids: Sequence[str] = (),
+    progress: Callable[[Outcome], None] | None = None,
+) -> Report:
+    """Run the client checks: ``command`` is started once per check, with the scripted
+    server's URL as its last argument."""
+    from mcp_elicit.check.client_checks import run_client_check
+
+    chosen = list(dict.fromkeys(check for check, _ in select(ids, side="client")))
+    report = Report(" ".join(command))
+    for check_id in chosen:
+        outcome = await run_client_check(command, check_id)
         report.add([outcome])
         if progress is not None:
             progress(outcome)

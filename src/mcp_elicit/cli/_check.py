@@ -1,14 +1,17 @@
-"""``mcp-elicit check server``, run (its command line: :mod:`mcp_elicit.cli.check_command`)."""
+"""``mcp-elicit check server`` and ``check client``, run (their command line:
+:mod:`mcp_elicit.cli.check_command`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 
 import anyio
 from mcp.client.stdio import StdioServerParameters
 
-from mcp_elicit.check import Outcome, UnknownCheck, select
+from mcp_elicit.check import Outcome, Report, UnknownCheck, select
+from mcp_elicit.check import check_client as run_client_checks
 from mcp_elicit.check import check_server as run_checks
 from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._running import announce_log, server_of
@@ -21,18 +24,8 @@ def check_server(args: argparse.Namespace) -> int:
     assert isinstance(target, str | StdioServerParameters | LoggedStdioServer)
     if not isinstance(target, str) and (args.header or args.other_header):
         raise UsageError("--header and --other-header are for a server given by its URL")
-    ids = [part.strip() for text in args.scenario for part in text.split(",") if part.strip()]
-    try:
-        select(ids, args.protocol)
-    except UnknownCheck as error:
-        raise UsageError(str(error)) from None
-
-    def progress(outcome: Outcome) -> None:
-        if not args.json:
-            print("\n".join(outcome.lines()), flush=True)
-
-    if not args.json:
-        print(f"Checking {describe(target)}", flush=True)
+    ids = _ids(args, revisions=args.protocol, side="server")
+    progress = _progress(args, describe(target))
     announce_log(target)
     report = anyio.run(
         lambda: run_checks(
@@ -45,6 +38,40 @@ def check_server(args: argparse.Namespace) -> int:
             progress=progress,
         )
     )
+    return _finish(args, report)
+
+
+def check_client(args: argparse.Namespace) -> int:
+    if args.server_command == [] or args.server_command is None:
+        raise UsageError("no client: give its command after '--', last on the line")
+    command = list(args.server_command)
+    ids = _ids(args, revisions=(), side="client")
+    progress = _progress(args, " ".join(command))
+    report = anyio.run(lambda: run_client_checks(command, ids=ids, progress=progress))
+    return _finish(args, report)
+
+
+def _ids(args: argparse.Namespace, *, revisions: Sequence[str], side: str) -> list[str]:
+    ids = [part.strip() for text in args.scenario for part in text.split(",") if part.strip()]
+    try:
+        select(ids, revisions, side=side)
+    except UnknownCheck as error:
+        raise UsageError(str(error)) from None
+    return ids
+
+
+def _progress(args: argparse.Namespace, target: str) -> Callable[[Outcome], None]:
+    if not args.json:
+        print(f"Checking {target}", flush=True)
+
+    def progress(outcome: Outcome) -> None:
+        if not args.json:
+            print("\n".join(outcome.lines()), flush=True)
+
+    return progress
+
+
+def _finish(args: argparse.Namespace, report: Report) -> int:
     if args.json:
         sys.stdout.write(report.json_text() + "\n")
     else:

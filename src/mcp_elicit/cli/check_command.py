@@ -1,5 +1,6 @@
-"""``mcp-elicit check server TARGET [--protocol R] [--scenario ID] [--json]``: the checks the
-official conformance suite leaves out, run against a server (docs/check.md).
+"""``mcp-elicit check server TARGET [--protocol R] [--scenario ID] [--json]`` and
+``mcp-elicit check client [--scenario ID] [--json] -- COMMAND args...``: the checks the
+official conformance suite leaves out, run against a server or a client (docs/check.md).
 
 TARGET as for ``call``: an ``http(s)://`` URL, or ``-- command args...`` last on the line.
 Exit status: 0 nothing failed, 1 a check failed, 2 bad usage.
@@ -22,8 +23,8 @@ CHECK_REVISIONS: tuple[str, ...] = ("2025-06-18", "url-draft", "2025-11-25", "20
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = commands.add_parser(
         "check",
-        usage="%(prog)s server [options] (URL | -- COMMAND [ARGS...])",
-        help="check a server on what the official conformance suite leaves out",
+        usage="%(prog)s (server | client) [options] ...",
+        help="check a server or a client on what the official conformance suite leaves out",
         description=(
             "Check an MCP server's elicitation on what the official conformance suite leaves "
             "out: URL mode, the completion notice, -32042, the URL-mode draft, capability "
@@ -81,9 +82,31 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(server-track-foreign-id); NAME:@FILE reads the value from FILE",
     )
     server.set_defaults(run=run, command_parser=server)
+    client = sides.add_parser(
+        "client",
+        prog="mcp-elicit check client",
+        usage="%(prog)s [options] -- COMMAND [ARGS...]",
+        help="run a client against a scripted server and check what it does",
+        description=(
+            "Run a client against a scripted server on 127.0.0.1, once per check, as the "
+            "official conformance suite runs clients: COMMAND ARGS... SERVER_URL (the URL "
+            "last), the check's ID in MCP_CONFORMANCE_SCENARIO. The client should call every "
+            "tool the server lists and answer as it answers a person. "
+            "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+        ),
+    )
+    client.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only this check (repeatable, or comma separated); IDs in docs/check.md",
+    )
+    client.add_argument("--json", action="store_true", help="print the report as JSON")
+    client.set_defaults(run=run, command_parser=client)
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcp_elicit.cli._check import check_server
+    from mcp_elicit.cli._check import check_client, check_server
 
-    return check_server(args)
+    return check_server(args) if args.side == "server" else check_client(args)

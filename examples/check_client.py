@@ -1,0 +1,81 @@
+"""A client for ``mcp-elicit check client``: ``check_client.py [--protocol R] [--modes M] URL``.
+
+    mcp-elicit check client -- python examples/check_client.py
+
+It connects (the newest revision both sides have, or ``--protocol``), calls every tool the
+server lists, and answers as a person at a keyboard would: a form with its defaults, and the
+fields that have none filled in; a link agreed to, then "done" once the page says it is. The
+person's link is never really opened here (``opener``): this is a test double of a person, as
+scripted answers are. Everything else is the real client: its checks of each request, its
+URL safety verdicts, its validation of the answer before it is sent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import anyio
+
+from mcp_elicit.client import (
+    Accept,
+    Answer,
+    ElicitationHandler,
+    ElicitingClient,
+    FormPrompt,
+    Notice,
+    Policy,
+    UrlPrompt,
+)
+from mcp_elicit.protocol.capabilities import ElicitationModes
+from mcp_elicit.urls import UrlPolicy
+
+FILLED: dict[str, Any] = {"email": "person@example.com", "age": 42, "plan": "basic"}
+
+
+class Person:
+    """Accepts forms (defaults, and plausible values where there are none) and links."""
+
+    async def ask_form(self, prompt: FormPrompt) -> Answer:
+        content = dict(prompt.form.defaults())
+        for field in prompt.form.fields:
+            if field.name not in content and field.required:
+                content[field.name] = FILLED.get(field.name, "check")
+        return Accept(content)
+
+    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+        return Accept({})  # a link the client's checks block never gets here
+
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+        await completed.wait()
+        return Accept({})
+
+    async def notify(self, notice: Notice) -> None:
+        print(f"{notice.level}: {notice.text}", file=sys.stderr)
+
+
+async def main(url: str, protocol: str, modes: str) -> int:
+    # The scripted server's links are on this machine, over http.
+    links = UrlPolicy(allow_http_loopback=True)
+    declared = ElicitationModes(form="form" in modes, url="url" in modes)
+    handler = ElicitationHandler(
+        Person(),
+        policy=Policy(rate_limit=None, url_policy=links, modes=declared),
+        opener=lambda link: print(f"would open {link}", file=sys.stderr),
+    )
+    async with ElicitingClient(url, handler, protocol=protocol) as client:
+        print(f"connected: {client.server_name}, protocol {client.protocol_version}")
+        for tool in await client.list_tools():
+            result = await client.call_tool(tool.name, {})
+            print(f"{tool.name}: {'error' if result.is_error else 'ok'}")
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--protocol", default="auto")
+    parser.add_argument("--modes", default="form,url", help="the modes to declare")
+    parser.add_argument("url")
+    args = parser.parse_args()
+    sys.exit(anyio.run(main, args.url, args.protocol, args.modes))

@@ -1,0 +1,512 @@
+"""The client checks: a scripted server on 127.0.0.1 asks the client under test what one
+check needs, records everything the client does, and judges it once the client is done.
+
+The client runs as the official suite runs clients: ``COMMAND args... SERVER_URL`` (the URL
+last), with the check's ID in ``MCP_CONFORMANCE_SCENARIO``. It connects, calls every tool the
+server lists (one per check: the catalog's ``test_client_*``) and answers as it would answer a
+person's way. The server speaks whichever revision the client chooses; a check the chosen
+revision does not have is "not applicable".
+
+The scripted server is the official SDK's ``MCPServer`` on Streamable HTTP. Its questions go
+out raw (``mcp_elicit._sdk.send_raw_request``), so that what is judged is the client's answer
+as it came, not what the SDK made of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import socket
+import subprocess
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+
+from mcp_elicit import _sdk
+from mcp_elicit.check.catalog import (
+    CHECKS,
+    CLIENT_CHECKS,
+    R1,
+    R2,
+    R3,
+)
+from mcp_elicit.check.report import Outcome, Status
+from mcp_elicit.forms import Form, InvalidSchema
+from mcp_elicit.protocol.codes import INVALID_PARAMS, URL_ELICITATION_REQUIRED
+
+CLIENT_TIMEOUT = 60.0
+"""Seconds the client under test has to finish one check."""
+NOTICE_AFTER = 1.5
+"""Seconds after -32042 that the interaction completes (and the notice is sent)."""
+ANSWER_TIMEOUT = 30.0
+
+
+@dataclass
+class Exchange:
+    """One question and what came back: ``result`` (raw) or ``error``."""
+
+    key: str
+    params: dict[str, Any]
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    answered_at: float = 0.0
+
+    @property
+    def action(self) -> str | None:
+        return None if self.result is None else self.result.get("action")
+
+
+@dataclass
+class Record:
+    """What the client did, as the scripted server saw it."""
+
+    protocol: str | None = None
+    declared: dict[str, Any] | None = None
+    """The ``elicitation`` capability declared (``None``: none)."""
+    calls: list[tuple[float, str]] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    hits: list[tuple[float, str]] = field(default_factory=list)
+    """Requests to the server's links: ``(time, path)``."""
+    notices: list[float] = field(default_factory=list)
+
+    def modes(self) -> set[str]:
+        if self.declared is None:
+            return set()
+        declared = {mode for mode in ("form", "url") if self.declared.get(mode) is not None}
+        return declared or {"form"}  # `elicitation: {}` is form mode
+
+
+class _Asked(Exception):
+    """2026-07-28: the questions go back as an InputRequiredResult."""
+
+    def __init__(self, requests: dict[str, Any]) -> None:
+        super().__init__("input required")
+        self.requests = requests
+
+
+class Scripted:
+    """The scripted server of one check: its tools and what they recorded."""
+
+    def __init__(self, check: str) -> None:
+        self.check = check
+        self.record = Record()
+        self.port = _free_port()
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.token = secrets.token_urlsafe(8)
+        self.server = MCPServer("mcp-elicit-check", log_level="WARNING")
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._install()
+
+    @property
+    def url(self) -> str:
+        return f"{self.origin}/mcp"
+
+    def link(self, name: str, *, credentials: bool = False) -> str:
+        userinfo = "user:secret@" if credentials else ""
+        return f"http://{userinfo}127.0.0.1:{self.port}/link/{name}-{self.token}"
+
+    # -- what a tool does ----------------------------------------------------------------------
+
+    def _seen(self, ctx: Context, tool: str) -> None:
+        self.record.calls.append((time.monotonic(), tool))
+        self.record.protocol = ctx.protocol_version
+        declared = ctx.client_capabilities
+        elicitation = declared.elicitation if declared is not None else None
+        self.record.declared = (
+            None
+            if elicitation is None
+            else elicitation.model_dump(by_alias=True, mode="json", exclude_none=True)
+        )
+
+    async def _ask(self, ctx: Context, questions: Mapping[str, dict[str, Any]]) -> list[Exchange]:
+        """Ask every question: pushed one by one on the 2025 revisions; on 2026-07-28 all at
+        once as an InputRequiredResult (raised as :class:`_Asked`), answered on the retry."""
+        if ctx.protocol_version == R3:
+            responses = ctx.input_responses
+            if responses is None:
+                raise _Asked(
+                    {
+                        key: {"method": "elicitation/create", "params": p}
+                        for key, p in questions.items()
+                    }
+                )
+            found = []
+            for key, params in questions.items():
+                raw: Any = responses.get(key)
+                dumped = (
+                    raw.model_dump(by_alias=True, mode="json", exclude_none=True)
+                    if raw is not None
+                    else None
+                )
+                exchange = Exchange(key, params, answered_at=time.monotonic())
+                if isinstance(dumped, dict):
+                    exchange.result = dumped
+                else:
+                    exchange.error = {"code": None, "message": "no answer in inputResponses"}
+                found.append(exchange)
+            self.record.exchanges.extend(found)
+            return found
+        found = []
+        for key, params in questions.items():
+            exchange = Exchange(key, params)
+            try:
+                raw = await _sdk.send_raw_request(
+                    ctx.session, "elicitation/create", params, timeout=ANSWER_TIMEOUT
+                )
+                exchange.result = dict(raw) if isinstance(raw, Mapping) else {"value": raw}
+            except MCPError as error:
+                exchange.error = {"code": error.code, "message": error.message}
+            exchange.answered_at = time.monotonic()
+            self.record.exchanges.append(exchange)
+            found.append(exchange)
+        return found
+
+    def _install(self) -> None:
+        tools: dict[str, Callable[[Context], Awaitable[Any]]] = {
+            "client-answers-declared-modes": self._modes,
+            "client-refuses-undeclared-mode": self._undeclared,
+            "client-fills-defaults": self._defaults,
+            "client-valid-answers": self._valid_answer,
+            "client-url-consent": self._consent,
+            "client-refuses-blocked-link": self._blocked,
+            "client-retry-after-completion": self._retry,
+        }
+        [tool] = CHECKS[self.check].tools_on("*")
+        body = tools[self.check]
+        scripted = self
+
+        async def run(ctx: Context) -> Any:
+            scripted._seen(ctx, tool)
+            try:
+                return await body(ctx)
+            except _Asked as asked:
+                return types.InputRequiredResult(
+                    input_requests=asked.requests, request_state="mcp-elicit-check"
+                )
+
+        run.__doc__ = CHECKS[self.check].title
+        self.server.tool(name=tool)(run)
+
+        async def link(request: Any) -> Any:
+            self.record.hits.append((time.monotonic(), request.url.path))
+            return _Text("nothing to see here: mcp-elicit check recorded this visit\n")
+
+        self.server.custom_route("/link/{name}", methods=["GET", "HEAD", "POST"])(link)
+
+    async def _modes(self, ctx: Context) -> str:
+        questions: dict[str, dict[str, Any]] = {}
+        modes = self.record.modes()
+        if "form" in modes:
+            questions["form"] = _form(ctx, {"name": {"type": "string", "default": "check"}})
+        if "url" in modes and ctx.protocol_version != R1:
+            questions["url"] = _url(ctx, self.link("modes"))
+        await self._ask(ctx, questions)
+        return "asked"
+
+    async def _undeclared(self, ctx: Context) -> str:
+        modes = self.record.modes()
+        if "url" not in modes:
+            await self._ask(ctx, {"url": _url(ctx, self.link("undeclared"))})
+        elif "form" not in modes:
+            await self._ask(ctx, {"form": _form(ctx, {"name": {"type": "string"}})})
+        return "asked"
+
+    async def _defaults(self, ctx: Context) -> str:
+        await self._ask(ctx, {"form": _form(ctx, DEFAULTS)})
+        return "asked"
+
+    async def _valid_answer(self, ctx: Context) -> str:
+        await self._ask(ctx, {"form": _form(ctx, STRICT, required=list(STRICT))})
+        return "asked"
+
+    async def _consent(self, ctx: Context) -> str:
+        await self._ask(ctx, {"url": _url(ctx, self.link("consent"))})
+        return "asked"
+
+    async def _blocked(self, ctx: Context) -> str:
+        await self._ask(ctx, {"url": _url(ctx, self.link("blocked", credentials=True))})
+        return "asked"
+
+    async def _retry(self, ctx: Context) -> str:
+        if ctx.protocol_version != R2:
+            return f"-32042 is a 2025-11-25 error: nothing to check on {ctx.protocol_version}"
+        if self.record.notices:
+            return "done: the link was opened"
+        if len(self.record.calls) > 1:
+            return "called again before the interaction completed"
+        elicitation_id = f"check-{self.token}"
+        session = ctx.session
+
+        async def complete() -> None:
+            await asyncio.sleep(NOTICE_AFTER)
+            self.record.notices.append(time.monotonic())
+            await session.send_elicit_complete(elicitation_id)
+
+        task = asyncio.create_task(complete())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        params = {**_url(ctx, self.link("required")), "elicitationId": elicitation_id}
+        raise MCPError(
+            URL_ELICITATION_REQUIRED, "Open the check page first.", {"elicitations": [params]}
+        )
+
+    # -- serving -------------------------------------------------------------------------------
+
+    async def serve(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        # Stopped by cancellation, uvicorn logs its lifespan task's CancelledError as an
+        # error, after the server is gone: nothing went wrong, so the record is dropped.
+        quiet = logging.getLogger("uvicorn.error")
+        if not any(isinstance(f, _DropCancelled) for f in quiet.filters):
+            quiet.addFilter(_DropCancelled())
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(
+                lambda: self.server.run_streamable_http_async(host="127.0.0.1", port=self.port)
+            )
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    await anyio.sleep(0.05)
+            task_status.started()
+
+
+DEFAULTS: dict[str, Any] = {
+    "enabled": {"type": "boolean", "title": "Enabled", "default": False},
+    "count": {"type": "integer", "title": "Count", "default": 0},
+    "ratio": {"type": "number", "title": "Ratio", "default": 0.0},
+    "note": {"type": "string", "title": "Note", "default": ""},
+    "color": {"type": "string", "title": "Color", "enum": ["red", "green"], "default": "red"},
+}
+"""A form whose every field has a default, most of them falsy."""
+
+STRICT: dict[str, Any] = {
+    "email": {"type": "string", "title": "Email", "format": "email"},
+    "age": {"type": "integer", "title": "Age", "minimum": 18, "maximum": 130},
+    "plan": {"type": "string", "title": "Plan", "enum": ["basic", "pro"]},
+}
+"""A form with nothing to fall back on: every field required, none with a default."""
+
+
+def _form(
+    ctx: Context, properties: dict[str, Any], *, required: Sequence[str] = ()
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    params: dict[str, Any] = {
+        "message": "mcp-elicit check: please answer.",
+        "requestedSchema": schema,
+    }
+    if ctx.protocol_version != R1:
+        params["mode"] = "form"
+    return params
+
+
+def _url(ctx: Context, link: str) -> dict[str, Any]:
+    params = {"mode": "url", "message": "mcp-elicit check: the page to open.", "url": link}
+    if ctx.protocol_version != R3:  # 2026-07-28 correlates through requestState instead
+        params["elicitationId"] = secrets.token_urlsafe(12)
+    return params
+
+
+class _DropCancelled(logging.Filter):
+    """Drops a log record about a task cancelled on purpose (and only that)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, asyncio.CancelledError) and "CancelledError" not in str(
+            record.getMessage()
+        )
+
+
+class _Text:
+    """A plain-text HTTP response, as an ASGI app (what the SDK's custom routes return):
+    Starlette stays in the server modules that serve pages."""
+
+    def __init__(self, text: str) -> None:
+        self.body = text.encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"cache-control", b"no-store")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": self.body})
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# -- judging --------------------------------------------------------------------------------
+
+
+class Verdict(Exception):
+    def __init__(self, status: Status, seen: str) -> None:
+        super().__init__(seen)
+        self.status = status
+        self.seen = seen
+
+
+def _judge(check: str, record: Record) -> tuple[Status, str]:
+    revision = record.protocol
+    if revision is None:
+        return Status.FAILED, "the client never called the check's tool"
+    if revision not in CHECKS[check].revisions:
+        return Status.NOT_APPLICABLE, f"the client chose {revision}, which has no such rule"
+    try:
+        return Status.PASSED, JUDGES[check](record)
+    except Verdict as verdict:
+        return verdict.status, verdict.seen
+
+
+def _answered(record: Record) -> list[Exchange]:
+    if not record.exchanges:
+        raise Verdict(Status.FAILED, "no question was answered (the client left first?)")
+    return record.exchanges
+
+
+def _judge_modes(record: Record) -> str:
+    if record.declared is None:
+        raise Verdict(Status.NOT_APPLICABLE, "the client declares no elicitation")
+    failures = [f"{e.key}: error {e.error}" for e in _answered(record) if e.error is not None]
+    failures += [
+        f"{e.key}: action {e.action!r}"
+        for e in record.exchanges
+        if e.result is not None and e.action not in ("accept", "decline", "cancel")
+    ]
+    if failures:
+        raise Verdict(
+            Status.FAILED, f"declared {sorted(record.modes())}, then: {'; '.join(failures)}"
+        )
+    said = ", ".join(f"{e.key}: {e.action}" for e in record.exchanges)
+    return f"declared {sorted(record.modes())}; answered {said}"
+
+
+def _judge_undeclared(record: Record) -> str:
+    if record.modes() >= {"form", "url"}:
+        raise Verdict(Status.NOT_APPLICABLE, "the client declares both modes")
+    [exchange] = _answered(record)
+    if exchange.error is None:
+        raise Verdict(
+            Status.FAILED, f"a {exchange.key}-mode request it did not declare got {exchange.result}"
+        )
+    if exchange.error.get("code") != INVALID_PARAMS:
+        raise Verdict(Status.FAILED, f"error {exchange.error.get('code')}, not -32602")
+    return f"{exchange.key} mode (undeclared): error -32602"
+
+
+def _judge_defaults(record: Record) -> str:
+    [exchange] = _answered(record)
+    if exchange.action != "accept":
+        raise Verdict(
+            Status.SKIPPED, f"the form was not accepted ({exchange.action or exchange.error})"
+        )
+    content = (exchange.result or {}).get("content") or {}
+    missing = [name for name in DEFAULTS if name not in content]
+    if missing:
+        raise Verdict(
+            Status.FAILED, f"accepted without the defaulted field(s) {', '.join(missing)}"
+        )
+    return f"accepted with every defaulted field: {content}"
+
+
+def _judge_valid(record: Record) -> str:
+    [exchange] = _answered(record)
+    if exchange.action != "accept":
+        return f"not accepted ({exchange.action or exchange.error}): nothing invalid was sent"
+    content = (exchange.result or {}).get("content")
+    schema = exchange.params["requestedSchema"]
+    try:
+        problems = Form.from_schema(schema).validate(content if isinstance(content, dict) else {})
+    except InvalidSchema as error:  # pragma: no cover - the schema is ours
+        raise RuntimeError(error) from None
+    if problems or not isinstance(content, dict):
+        said = "; ".join(str(p) for p in problems) or "no content"
+        raise Verdict(Status.FAILED, f"accepted an answer that breaks the schema: {said}")
+    return "accepted, with an answer the schema allows"
+
+
+def _judge_consent(record: Record) -> str:
+    [exchange] = _answered(record)
+    if record.hits and exchange.action != "accept":
+        raise Verdict(
+            Status.FAILED,
+            f"the link was fetched, and the answer was {exchange.action or exchange.error}",
+        )
+    opened = f"opened {len(record.hits)} time(s)" if record.hits else "not opened"
+    return f"answer {exchange.action or exchange.error}; the link was {opened}"
+
+
+def _judge_blocked(record: Record) -> str:
+    [exchange] = _answered(record)
+    if exchange.action == "accept":
+        raise Verdict(Status.FAILED, "a link with credentials in it was accepted")
+    if record.hits:
+        raise Verdict(
+            Status.FAILED, f"a link with credentials in it was fetched {len(record.hits)} time(s)"
+        )
+    return f"refused ({exchange.action or 'error ' + str(exchange.error)}), never fetched"
+
+
+def _judge_retry(record: Record) -> str:
+    first = record.calls[0][0]
+    retries = [at for at, _ in record.calls[1:]]
+    if not retries:
+        return "no retry (the person did not go on)"
+    if not record.notices or retries[0] < record.notices[0]:
+        early = retries[0] - first
+        raise Verdict(
+            Status.FAILED,
+            f"called again {early:.1f} s after -32042, before the interaction completed",
+        )
+    return f"called again {retries[0] - record.notices[0]:.1f} s after the completion notice"
+
+
+JUDGES: dict[str, Callable[[Record], str]] = {
+    "client-answers-declared-modes": _judge_modes,
+    "client-refuses-undeclared-mode": _judge_undeclared,
+    "client-fills-defaults": _judge_defaults,
+    "client-valid-answers": _judge_valid,
+    "client-url-consent": _judge_consent,
+    "client-refuses-blocked-link": _judge_blocked,
+    "client-retry-after-completion": _judge_retry,
+}
+assert set(JUDGES) == {check.id for check in CLIENT_CHECKS}, "a client check without a judge"
+
+
+async def run_client_check(command: Sequence[str], check: str) -> Outcome:
+    """Run the client under test against the scripted server of ``check``, then judge."""
+    scripted = Scripted(check)
+    env = {**os.environ, "MCP_CONFORMANCE_SCENARIO": check}
+    timed_out = False
+    async with anyio.create_task_group() as tasks:
+        await tasks.start(scripted.serve)
+        try:
+            with anyio.fail_after(CLIENT_TIMEOUT):
+                finished = await anyio.run_process(
+                    [*command, scripted.url], env=env, check=False, stdin=subprocess.DEVNULL
+                )
+        except TimeoutError:
+            timed_out = True
+            finished = None
+        tasks.cancel_scope.cancel()
+    status, seen = _judge(check, scripted.record)
+    if timed_out:
+        seen += f" (the client did not finish within {CLIENT_TIMEOUT:g} s)"
+    elif finished is not None and finished.returncode != 0 and status is not Status.PASSED:
+        tail = finished.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
+        seen += f" (the client exited {finished.returncode}: {tail[0][:200]})"
+    return Outcome(check, scripted.record.protocol or "-", status, seen)

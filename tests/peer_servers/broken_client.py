@@ -1,0 +1,145 @@
+"""Deliberately broken clients: each breaks the one rule a ``mcp-elicit check client`` check
+rests on, and otherwise behaves as a good client should.
+
+    .venv/bin/python tests/peer_servers/broken_client.py CHECK_ID [--protocol R] SERVER_URL
+
+Built on the official SDK client with mcp-elicit's SDK seams (``mcp_elicit._sdk``), so that
+it declares exactly what it is told to and answers raw. Without a break (``none``) it is a
+good client: it declares form and URL mode, fills every default, answers forms validly, agrees
+to links without fetching them, and after -32042 calls again only once the completion notice
+came.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from mcp_elicit import _sdk
+
+BREAKS = (
+    "none",
+    "client-answers-declared-modes",
+    "client-refuses-undeclared-mode",
+    "client-fills-defaults",
+    "client-valid-answers",
+    "client-url-consent",
+    "client-refuses-blocked-link",
+    "client-retry-after-completion",
+)
+GOOD = {"email": "person@example.com", "age": 42, "plan": "basic"}
+BAD = {"email": "not-an-email", "age": 5, "plan": "gold"}
+
+
+class Hooks:
+    def __init__(self, broken: str, http: httpx2.AsyncClient) -> None:
+        self.broken = broken
+        self.http = http
+        self.proposed_version: str | None = None
+
+    def capabilities(self, version: str, declared: types.ClientCapabilities) -> Any:
+        form_only = self.broken == "client-refuses-undeclared-mode"
+        return types.ElicitationCapability(
+            form=types.FormElicitationCapability(),
+            url=None if form_only else types.UrlElicitationCapability(),
+        )
+
+    async def on_elicitation(self, session: Any, params: Any) -> dict[str, Any]:
+        params = dict(params or {})
+        if params.get("mode") == "url" or "url" in params:
+            return await self._link(params)
+        schema = params.get("requestedSchema") or {}
+        properties: Mapping[str, Any] = schema.get("properties") or {}
+        content: dict[str, Any] = {}
+        for name, prop in properties.items():
+            if "default" in prop:
+                falsy = not prop["default"] and prop["default"] is not None
+                if not (self.broken == "client-fills-defaults" and falsy):
+                    content[name] = prop["default"]
+            elif name in (schema.get("required") or []):
+                source = BAD if self.broken == "client-valid-answers" else GOOD
+                content[name] = source.get(name, "check")
+        return {"action": "accept", "content": content}
+
+    async def _link(self, params: dict[str, Any]) -> dict[str, Any]:
+        url = str(params.get("url"))
+        if self.broken == "client-answers-declared-modes":
+            raise MCPError(types.INTERNAL_ERROR, "links are not handled here")
+        if self.broken == "client-url-consent":
+            await self.http.get(url)  # a "link preview", before anyone agreed
+            return {"action": "decline"}
+        if "@" in url.split("/")[2]:  # credentials in the link: a good client refuses it
+            if self.broken == "client-refuses-blocked-link":
+                await self.http.get(url)
+                return {"action": "accept"}
+            return {"action": "cancel"}
+        return {"action": "accept"}
+
+    async def send(
+        self,
+        send: Callable[[str, Mapping[str, Any] | None, dict[str, Any]], Awaitable[Any]],
+        method: str,
+        params: Mapping[str, Any] | None,
+        options: dict[str, Any],
+        version: str | None,
+    ) -> Any:
+        return await send(method, params, options)
+
+
+async def main(broken: str, url: str, protocol: str) -> int:
+    completed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ElicitCompleteNotification):
+            completed.set()
+
+    async with httpx2.AsyncClient(timeout=10) as http:
+        hooks = Hooks(broken, http)
+
+        async def answer(context: Any, params: Any) -> Any:
+            # 2026-07-28's input requests come through the SDK's callback, not the hooks.
+            raw = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+            try:
+                return types.ElicitResult.model_validate(await hooks.on_elicitation(None, raw))
+            except MCPError as error:
+                return types.ErrorData(code=error.code, message=error.message)
+
+        client = _sdk.ElicitingSdkClient(
+            streamable_http_client(url, http_client=http),
+            mode="auto" if protocol == "auto" else "legacy",
+            elicitation_callback=answer,
+            message_handler=on_message,
+            cache=None,
+        )
+        client.hooks = hooks
+        async with client:
+            tools = await client.list_tools()
+            for tool in tools.tools:
+                try:
+                    await client.call_tool(tool.name, {})
+                except MCPError as error:
+                    if error.code != -32042:
+                        print(f"{tool.name}: error {error.code}", file=sys.stderr)
+                        continue
+                    if broken != "client-retry-after-completion":
+                        with anyio.move_on_after(10):
+                            await completed.wait()
+                    await client.call_tool(tool.name, {})
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("broken", choices=BREAKS)
+    parser.add_argument("--protocol", choices=("auto", "2025-11-25"), default="auto")
+    parser.add_argument("url")
+    args = parser.parse_args()
+    sys.exit(anyio.run(main, args.broken, args.url, args.protocol))
