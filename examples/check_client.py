@@ -61,7 +61,7 @@ async def main(url: str, protocol: str, modes: str) -> int:
     declared = ElicitationModes(form="form" in modes, url="url" in modes)
     handler = ElicitationHandler(
         Person(),
-        policy=Policy(rate_limit=None, url_policy=links, modes=declared),
+        policy=Policy(url_policy=links, modes=declared),  # the default rate limit too
         opener=lambda link: print(f"would open {link}", file=sys.stderr),
     )
     async with ElicitingClient(url, handler, protocol=protocol) as client:

@@ -34,7 +34,9 @@ BREAKS = (
     "client-url-consent",
     "client-refuses-blocked-link",
     "client-retry-after-completion",
+    "client-rate-limit",
 )
+LIMIT = 20  # questions answered per run; a good client cuts a flood off
 GOOD = {"email": "person@example.com", "age": 42, "plan": "basic"}
 BAD = {"email": "not-an-email", "age": 5, "plan": "gold"}
 
@@ -44,6 +46,7 @@ class Hooks:
         self.broken = broken
         self.http = http
         self.proposed_version: str | None = None
+        self.asked = 0
 
     def capabilities(self, version: str, declared: types.ClientCapabilities) -> Any:
         form_only = self.broken == "client-refuses-undeclared-mode"
@@ -54,6 +57,9 @@ class Hooks:
 
     async def on_elicitation(self, session: Any, params: Any) -> dict[str, Any]:
         params = dict(params or {})
+        self.asked += 1
+        if self.asked > LIMIT and self.broken != "client-rate-limit":
+            return {"action": "cancel"}
         if params.get("mode") == "url" or "url" in params:
             return await self._link(params)
         schema = params.get("requestedSchema") or {}

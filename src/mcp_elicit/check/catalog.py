@@ -229,6 +229,7 @@ VALID_ANSWER_TOOL = "test_client_valid_answer"
 CONSENT_TOOL = "test_client_url_consent"
 BLOCKED_TOOL = "test_client_blocked_link"
 RETRY_TOOL = "test_client_url_required"
+BURST_TOOL = "test_client_burst"
 
 CLIENT_CHECKS: tuple[Check, ...] = (
     Check(
@@ -286,6 +287,14 @@ CLIENT_CHECKS: tuple[Check, ...] = (
         (_el(R2, "URL Elicitation Required Error"),),
         (R2,),
         _on_any(RETRY_TOOL),
+    ),
+    Check(
+        "client-rate-limit",
+        "client",
+        "A burst of questions no person could answer is cut off by a rate limit",
+        (_el(R1, "Security Considerations"), _el(R2, "Security Considerations")),
+        (R1, R2),
+        _on_any(BURST_TOOL),
     ),
 )
 

@@ -47,6 +47,8 @@ CLIENT_TIMEOUT = 60.0
 NOTICE_AFTER = 1.5
 """Seconds after -32042 that the interaction completes (and the notice is sent)."""
 ANSWER_TIMEOUT = 30.0
+BURST = 30
+"""Questions of the rate-limit check, asked back to back."""
 
 
 @dataclass
@@ -178,6 +180,7 @@ class Scripted:
             "client-url-consent": self._consent,
             "client-refuses-blocked-link": self._blocked,
             "client-retry-after-completion": self._retry,
+            "client-rate-limit": self._burst,
         }
         [tool] = CHECKS[self.check].tools_on("*")
         body = tools[self.check]
@@ -233,6 +236,14 @@ class Scripted:
 
     async def _blocked(self, ctx: Context) -> str:
         await self._ask(ctx, {"url": _url(ctx, self.link("blocked", credentials=True))})
+        return "asked"
+
+    async def _burst(self, ctx: Context) -> str:
+        if ctx.protocol_version == R3:  # the rule was dropped in 2026-07-28
+            return "no burst on 2026-07-28"
+        for number in range(BURST):  # one after the other, as fast as they are answered
+            question = _form(ctx, {"n": {"type": "integer", "default": number}})
+            await self._ask(ctx, {f"q{number}": question})
         return "asked"
 
     async def _retry(self, ctx: Context) -> str:
@@ -475,6 +486,18 @@ def _judge_retry(record: Record) -> str:
     return f"called again {retries[0] - record.notices[0]:.1f} s after the completion notice"
 
 
+def _judge_burst(record: Record) -> str:
+    answered = _answered(record)
+    accepted = [e for e in answered if e.action == "accept"]
+    if len(accepted) == len(answered):
+        took = answered[-1].answered_at - record.calls[0][0]
+        raise Verdict(Status.FAILED, f"all {len(answered)} questions accepted, in {took:.1f} s")
+    if not accepted:
+        raise Verdict(Status.SKIPPED, "none accepted: a limit cannot be told from a person's no")
+    first_refused = next(i for i, e in enumerate(answered) if e.action != "accept")
+    return f"{len(accepted)} of {len(answered)} accepted; cut off from question {first_refused + 1}"
+
+
 JUDGES: dict[str, Callable[[Record], str]] = {
     "client-answers-declared-modes": _judge_modes,
     "client-refuses-undeclared-mode": _judge_undeclared,
@@ -483,6 +506,7 @@ JUDGES: dict[str, Callable[[Record], str]] = {
     "client-url-consent": _judge_consent,
     "client-refuses-blocked-link": _judge_blocked,
     "client-retry-after-completion": _judge_retry,
+    "client-rate-limit": _judge_burst,
 }
 assert set(JUDGES) == {check.id for check in CLIENT_CHECKS}, "a client check without a judge"
 
