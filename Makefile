@@ -11,7 +11,7 @@ NPM ?= npm
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup peers browser nginx load demo test test-fast lint typecheck pytest bench screenshots clean
+.PHONY: setup peers browser nginx load compat demo test test-fast lint typecheck pytest bench screenshots clean
 
 setup: $(VENV)/.synced
 
@@ -60,6 +60,11 @@ nginx:
 # not part of test or bench: minutes). `make load ARGS="--flows 500 --store postgresql"`.
 load: setup nginx
 	$(VENV)/bin/python bench/load_instances.py $(ARGS)
+
+# The compatibility matrix in docs/compatibility.md: every `mcp-elicit check` against our
+# server and client and the peers' (tests/compat_matrix.py; about two minutes).
+compat: setup peers
+	$(VENV)/bin/python -m tests.compat_matrix $(ARGS)
 
 # `make demo ARGS=--remote`: the remote demo needs Node and oidc-provider (the peers) too.
 demo: setup $(if $(findstring --remote,$(ARGS)),peers)

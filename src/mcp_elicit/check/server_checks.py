@@ -40,6 +40,7 @@ from mcp_elicit.protocol.codes import (
 )
 from mcp_elicit.protocol.codes import (
     ELICITATION_REQUIRED_DRAFT,
+    METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     URL_ELICITATION_REQUIRED,
 )
@@ -82,6 +83,7 @@ class ServerRun:
     headers: Mapping[str, str] = field(default_factory=dict)
     other_headers: Mapping[str, str] | None = None
     _tools: dict[str, set[str]] = field(default_factory=dict)
+    _speaks_draft: bool | None = None
 
     @property
     def over_http(self) -> bool:
@@ -100,6 +102,18 @@ class ServerRun:
         if answer is not None:
             options["answer"] = answer
         return Probe(self.target, revision, **options)
+
+    async def speaks_draft(self) -> bool:
+        """Whether the server implements the URL-mode draft at all: a server that answers
+        ``elicitation/track`` with -32601 (method not found) never did, and its checks on
+        the draft are not applicable (a 2025-06-18 client is then checked as one)."""
+        if self._speaks_draft is None:
+            async with self.probe(S4) as probe:
+                reply = await probe.request(
+                    TRACK, {"elicitationId": "mcp-elicit-check", "_meta": {"progressToken": 0}}
+                )
+            self._speaks_draft = reply.code != METHOD_NOT_FOUND
+        return self._speaks_draft
 
     async def tools(self, revision: str) -> set[str]:
         """The tools the server lists to a client that declares every mode."""
@@ -137,6 +151,12 @@ async def run_check(run: ServerRun, check_id: str, revision: str) -> Outcome:
     missing = [tool for tool in check.tools_on(revision) if tool not in listed]
     if missing:
         return Outcome(check_id, revision, Status.SKIPPED, f"no tool {', '.join(missing)}")
+    try:
+        if revision == S4 and not await run.speaks_draft():
+            said = "the server does not implement the URL-mode draft (elicitation/track: -32601)"
+            return Outcome(check_id, revision, Status.NOT_APPLICABLE, said)
+    except Exception as error:
+        return Outcome(check_id, revision, Status.FAILED, f"the exchange broke: {_why(error)}")
     try:
         seen = await _BODIES[check_id](run, revision)
     except Exception as error:
