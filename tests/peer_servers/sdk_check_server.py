@@ -130,6 +130,5 @@ def main() -> None:
         server.run("streamable-http", port=args.http)
 
 
-
 if __name__ == "__main__":
     main()
