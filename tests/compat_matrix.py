@@ -63,14 +63,17 @@ class Client:
     """The client's options for each run (a revision, the modes it declares)."""
 
     def reproduce(self) -> str:
+        command = f"mcp-elicit check client --scenario ID -- {PY} {self.script}"
+        if self.runs == ((),):
+            return f"`{command}`"
         runs = " or ".join(f"`{' '.join(run)}`" for run in self.runs)
-        command = f"mcp-elicit check client --scenario ID -- {PY} {self.script} OPTIONS"
-        return f"`{command}` with OPTIONS {runs}"
+        return f"`{command} OPTIONS` with OPTIONS {runs}"
 
 
 SERVERS = (
     Server("mcp-elicit", "examples/conformance_server.py", "--port"),
     Server("Python SDK 2.3", "tests/peer_servers/sdk_check_server.py"),
+    Server("fastmcp 4.1", "tests/peer_servers/fastmcp_check_server.py"),
 )
 CLIENTS = (
     Client(
@@ -88,6 +91,7 @@ CLIENTS = (
         "tests/peer_servers/sdk_check_client.py",
         (("--protocol", "auto"), ("--protocol", "legacy")),
     ),
+    Client("fastmcp 4.1", "tests/peer_servers/fastmcp_check_client.py", ((),)),
 )
 
 

@@ -170,7 +170,7 @@ SERVER_CHECKS: tuple[Check, ...] = (
         "A 2025-06-18 client is never sent URL mode, a mode field, titled or multi-select enums",
         (_el(R1, "Requested Schema"), SpecRef(R1, "basic/lifecycle", "Capability Negotiation")),
         (R1,),
-        _on_any(URL_TOOL, ENUMS_TOOL),
+        _on_any(ENUMS_TOOL),  # and URL_TOOL, when the server lists it
     ),
     Check(
         "server-gate-capability",

@@ -449,8 +449,9 @@ async def _gate_2025_06_18(run: ServerRun, revision: str) -> str:
     async def decline(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "decline"}
 
+    tools = [URL_TOOL, ENUMS_TOOL] if URL_TOOL in await run.tools(revision) else [ENUMS_TOOL]
     async with run.probe(revision, answer=decline) as probe:
-        replies = [await probe.call(URL_TOOL), await probe.call(ENUMS_TOOL)]
+        replies = [await probe.call(tool) for tool in tools]
         asked = list(probe.asked)
     problems: list[str] = []
     for params in asked:
@@ -468,7 +469,7 @@ async def _gate_2025_06_18(run: ServerRun, revision: str) -> str:
         raise failed("; ".join(dict.fromkeys(problems)))
     if not asked:
         # Refusing what 2025-06-18 cannot express is right too: nothing unknown was sent.
-        return f"nothing asked; {ENUMS_TOOL} got {replies[1].describe()}"
+        return f"nothing asked; {ENUMS_TOOL} got {replies[-1].describe()}"
     return f"{len(asked)} request(s), all in 2025-06-18's shapes"
 
 
