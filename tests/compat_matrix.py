@@ -21,15 +21,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+from mcp.client.stdio import StdioServerParameters
 
 from mcp_elicit.check import Outcome, Status, check_client, check_server, select
+from tests import markers
 from tests.peer_servers.secret_server import free_port, server_env
+from tests.peers import node22, server_everything_command
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "compatibility.md"
@@ -44,13 +47,21 @@ class Server:
     script: str
     """The server's program, relative to the repository, run with --http PORT (or --port)."""
     port_flag: str = "--http"
+    stdio: Callable[[], list[str]] | None = None
+    """A server checked over stdio instead: its command (a Node peer's, say)."""
+    node: bool = False
+    """The script is TypeScript, run by Node 22 from peers/."""
 
     def command(self, port: int) -> list[str]:
-        return [sys.executable, str(ROOT / self.script), self.port_flag, str(port)]
+        runner = str(node22()) if self.node else sys.executable
+        return [runner, str(ROOT / self.script), self.port_flag, str(port)]
 
     def reproduce(self) -> str:
+        if self.stdio is not None:
+            return f"`mcp-elicit check server --scenario ID --protocol REVISION -- {self.script}`"
+        runner = "node" if self.node else PY
         return (
-            f"`{PY} {self.script} {self.port_flag} 3001 &` then "
+            f"`{runner} {self.script} {self.port_flag} 3001 &` then "
             "`mcp-elicit check server --scenario ID --protocol REVISION http://127.0.0.1:3001/mcp`"
         )
 
@@ -74,6 +85,12 @@ SERVERS = (
     Server("mcp-elicit", "examples/conformance_server.py", "--port"),
     Server("Python SDK 2.3", "tests/peer_servers/sdk_check_server.py"),
     Server("fastmcp 4.1", "tests/peer_servers/fastmcp_check_server.py"),
+    Server("TypeScript SDK 2.4", "tests/peers_ts/check_server.ts", node=True),
+    Server(
+        "server-everything",
+        "node peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio",
+        stdio=server_everything_command,
+    ),
 )
 CLIENTS = (
     Client(
@@ -145,8 +162,13 @@ def cell(outcome: Outcome | None) -> str:
 async def server_columns(logs: Path) -> dict[str, dict[tuple[str, str], Outcome]]:
     columns = {}
     for server in SERVERS:
-        with serving(server, logs) as url:
-            report = await check_server(url)
+        if server.stdio is not None:
+            command = server.stdio()
+            target = StdioServerParameters(command=command[0], args=command[1:])
+            report = await check_server(target)
+        else:
+            with serving(server, logs) as url:
+                report = await check_server(url)
         columns[server.name] = {(o.check, o.revision): o for o in report.outcomes}
     return columns
 
@@ -216,6 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--print", action="store_true", help="print the matrix, leave the page")
     args = parser.parse_args(argv)
+    # Run as a program, not as a test: starting processes and Node peers is what it is for
+    # (tests.markers guards the tests that do so without saying).
+    markers.current = frozenset(markers.HEAVY)
     with tempfile.TemporaryDirectory(prefix="mcp-elicit-compat-") as logs:
         generated = anyio.run(matrix, Path(logs))
     if args.print:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.compat_matrix import PAGE, current_matrix, matrix
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.node]
 
 
 async def test_the_page_shows_what_the_checks_find_now(tmp_path: Path) -> None:
