@@ -72,9 +72,16 @@ class Client:
     script: str
     runs: tuple[tuple[str, ...], ...]
     """The client's options for each run (a revision, the modes it declares)."""
+    node: bool = False
+    """The script is TypeScript, run by Node 22 from peers/."""
+
+    def command(self, run: Sequence[str]) -> list[str]:
+        runner = str(node22()) if self.node else sys.executable
+        return [runner, str(ROOT / self.script), *run]
 
     def reproduce(self) -> str:
-        command = f"mcp-elicit check client --scenario ID -- {PY} {self.script}"
+        runner = "node" if self.node else PY
+        command = f"mcp-elicit check client --scenario ID -- {runner} {self.script}"
         if self.runs == ((),):
             return f"`{command}`"
         runs = " or ".join(f"`{' '.join(run)}`" for run in self.runs)
@@ -109,6 +116,12 @@ CLIENTS = (
         (("--protocol", "auto"), ("--protocol", "legacy")),
     ),
     Client("fastmcp 4.1", "tests/peer_servers/fastmcp_check_client.py", ((),)),
+    Client(
+        "TypeScript SDK 2.4",
+        "tests/peers_ts/check_client.ts",
+        (("--protocol", "legacy"), ("--protocol", "auto")),
+        node=True,
+    ),
 )
 
 
@@ -178,7 +191,7 @@ async def client_columns() -> dict[str, dict[tuple[str, str], Outcome]]:
     for client in CLIENTS:
         found: dict[tuple[str, str], Outcome] = {}
         for run in client.runs:
-            report = await check_client([sys.executable, str(ROOT / client.script), *run])
+            report = await check_client(client.command(run))
             for outcome in report.outcomes:
                 # A run answers for the revision its client chose; the first run that had
                 # the check (passed, failed or skipped) wins over one where it did not apply.

@@ -35,6 +35,7 @@ BREAKS = (
     "client-refuses-blocked-link",
     "client-retry-after-completion",
     "client-rate-limit",
+    "client-answers-message-only",
 )
 LIMIT = 20  # questions answered per run; a good client cuts a flood off
 GOOD = {"email": "person@example.com", "age": 42, "plan": "basic"}
@@ -42,13 +43,16 @@ BAD = {"email": "not-an-email", "age": 5, "plan": "gold"}
 
 
 class Hooks:
-    def __init__(self, broken: str, http: httpx2.AsyncClient) -> None:
+    def __init__(self, broken: str, http: httpx2.AsyncClient, protocol: str) -> None:
         self.broken = broken
         self.http = http
-        self.proposed_version: str | None = None
+        # The early draft is spoken by proposing 2025-03-26 and declaring elicitation.
+        self.proposed_version: str | None = protocol if protocol == "2025-03-26" else None
         self.asked = 0
 
     def capabilities(self, version: str, declared: types.ClientCapabilities) -> Any:
+        if self.proposed_version == "2025-03-26":
+            return types.ElicitationCapability()  # `elicitation: {}`: the draft has no modes
         form_only = self.broken == "client-refuses-undeclared-mode"
         return types.ElicitationCapability(
             form=types.FormElicitationCapability(),
@@ -62,6 +66,10 @@ class Hooks:
             return {"action": "cancel"}
         if params.get("mode") == "url" or "url" in params:
             return await self._link(params)
+        if "requestedSchema" not in params:  # the early draft's message-only request
+            if self.broken == "client-answers-message-only":
+                raise MCPError(types.INVALID_PARAMS, "requestedSchema is required")
+            return {"action": "decline"}
         schema = params.get("requestedSchema") or {}
         properties: Mapping[str, Any] = schema.get("properties") or {}
         content: dict[str, Any] = {}
@@ -108,7 +116,7 @@ async def main(broken: str, url: str, protocol: str) -> int:
             completed.set()
 
     async with httpx2.AsyncClient(timeout=10) as http:
-        hooks = Hooks(broken, http)
+        hooks = Hooks(broken, http, protocol)
 
         async def answer(context: Any, params: Any) -> Any:
             # 2026-07-28's input requests come through the SDK's callback, not the hooks.
@@ -145,7 +153,7 @@ async def main(broken: str, url: str, protocol: str) -> int:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("broken", choices=BREAKS)
-    parser.add_argument("--protocol", choices=("auto", "2025-11-25"), default="auto")
+    parser.add_argument("--protocol", choices=("auto", "2025-11-25", "2025-03-26"), default="auto")
     parser.add_argument("url")
     args = parser.parse_args()
     sys.exit(anyio.run(main, args.broken, args.url, args.protocol))

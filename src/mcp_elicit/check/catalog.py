@@ -17,11 +17,13 @@ from typing import Literal
 
 Side = Literal["server", "client"]
 
+E0 = "2025-03-26"
+"""The early content-array draft: a client that proposes 2025-03-26 and declares elicitation."""
 R1 = "2025-06-18"
 S4 = "url-draft"
 R2 = "2025-11-25"
 R3 = "2026-07-28"
-REVISIONS: tuple[str, ...] = (R1, S4, R2, R3)
+REVISIONS: tuple[str, ...] = (E0, R1, S4, R2, R3)
 """Every revision a check can run on, oldest first."""
 
 
@@ -230,6 +232,7 @@ CONSENT_TOOL = "test_client_url_consent"
 BLOCKED_TOOL = "test_client_blocked_link"
 RETRY_TOOL = "test_client_url_required"
 BURST_TOOL = "test_client_burst"
+MESSAGE_ONLY_TOOL = "test_client_message_only"
 
 CLIENT_CHECKS: tuple[Check, ...] = (
     Check(
@@ -287,6 +290,14 @@ CLIENT_CHECKS: tuple[Check, ...] = (
         (_el(R2, "URL Elicitation Required Error"),),
         (R2,),
         _on_any(RETRY_TOOL),
+    ),
+    Check(
+        "client-answers-message-only",
+        "client",
+        "A message-only request (the early draft's: no schema) gets a result, not an error",
+        (SpecRef(E0, "client/elicitation (early draft)", "Creating Elicitation Requests"),),
+        (E0,),
+        _on_any(MESSAGE_ONLY_TOOL),
     ),
     Check(
         "client-rate-limit",

@@ -34,6 +34,7 @@ from mcp_elicit import _sdk
 from mcp_elicit.check.catalog import (
     CHECKS,
     CLIENT_CHECKS,
+    E0,
     R1,
     R2,
     R3,
@@ -181,6 +182,7 @@ class Scripted:
             "client-refuses-blocked-link": self._blocked,
             "client-retry-after-completion": self._retry,
             "client-rate-limit": self._burst,
+            "client-answers-message-only": self._message_only,
         }
         [tool] = CHECKS[self.check].tools_on("*")
         body = tools[self.check]
@@ -236,6 +238,12 @@ class Scripted:
 
     async def _blocked(self, ctx: Context) -> str:
         await self._ask(ctx, {"url": _url(ctx, self.link("blocked", credentials=True))})
+        return "asked"
+
+    async def _message_only(self, ctx: Context) -> str:
+        if ctx.protocol_version != E0:
+            return f"a message-only request is the early draft's: nothing on {ctx.protocol_version}"
+        await self._ask(ctx, {"message": {"message": "mcp-elicit check: anything to add?"}})
         return "asked"
 
     async def _burst(self, ctx: Context) -> str:
@@ -486,6 +494,18 @@ def _judge_retry(record: Record) -> str:
     return f"called again {retries[0] - record.notices[0]:.1f} s after the completion notice"
 
 
+def _judge_message_only(record: Record) -> str:
+    [exchange] = _answered(record)
+    if exchange.error is not None:
+        raise Verdict(Status.FAILED, f"answered with error {exchange.error}")
+    result = exchange.result or {}
+    if "action" in result:
+        return f"answered: action {result['action']!r}"
+    if "content" in result or "cancelled" in result:
+        return "answered in the early draft's shape (content, cancelled)"
+    raise Verdict(Status.FAILED, f"answered with neither an action nor content: {result}")
+
+
 def _judge_burst(record: Record) -> str:
     answered = _answered(record)
     accepted = [e for e in answered if e.action == "accept"]
@@ -507,6 +527,7 @@ JUDGES: dict[str, Callable[[Record], str]] = {
     "client-refuses-blocked-link": _judge_blocked,
     "client-retry-after-completion": _judge_retry,
     "client-rate-limit": _judge_burst,
+    "client-answers-message-only": _judge_message_only,
 }
 assert set(JUDGES) == {check.id for check in CLIENT_CHECKS}, "a client check without a judge"
 

@@ -17,7 +17,13 @@ from mcp_elicit.cli._host import _header
 
 # ``mcp_elicit.check.REVISIONS``, written out so that building the parser imports nothing
 # heavy (a test keeps the two the same).
-CHECK_REVISIONS: tuple[str, ...] = ("2025-06-18", "url-draft", "2025-11-25", "2026-07-28")
+CHECK_REVISIONS: tuple[str, ...] = (
+    "2025-03-26",
+    "2025-06-18",
+    "url-draft",
+    "2025-11-25",
+    "2026-07-28",
+)
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
