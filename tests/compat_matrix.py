@@ -108,6 +108,7 @@ CLIENTS = (
             ("--protocol", "2025-11-25"),
             ("--protocol", "2025-11-25", "--modes", "form"),
             ("--protocol", "2025-06-18", "--modes", "form"),
+            ("--protocol", "2025-03-26", "--modes", "form"),
         ),
     ),
     Client(
