@@ -53,8 +53,10 @@ async def test_a_good_client_of_our_own_making_passes_too() -> None:
 
 @pytest.mark.parametrize("check", [b for b in BREAKS if b != "none"])
 async def test_each_check_fails_against_a_client_broken_for_it(check: str) -> None:
-    # A revision that has the check's rule (2025-11-25 has all but the early draft's).
-    protocol = "2025-03-26" if check == "client-answers-message-only" else "2025-11-25"
+    # A revision that has the check's rule (2025-11-25 has all but two).
+    protocol = {"client-answers-message-only": "2025-03-26", "client-result-type": "auto"}.get(
+        check, "2025-11-25"
+    )
     report = await check_client([*BROKEN_CLIENT, check, "--protocol", protocol], ids=[check])
     [outcome] = report.outcomes
     assert outcome.status is Status.FAILED, explain(report)

@@ -49,7 +49,7 @@ for (const tool of (await client.listTools()).tools) {
     } catch (error) {
         if (!(error instanceof UrlElicitationRequiredError)) {
             console.error(`${tool.name}: ${error}`);
-            continue;
+            process.exit(1); // as the official suite expects of the clients it runs
         }
         const links = (error.data as { elicitations?: { elicitationId?: string }[] } | undefined)?.elicitations ?? [];
         for (const link of links) await waitFor(link.elicitationId);

@@ -233,6 +233,7 @@ BLOCKED_TOOL = "test_client_blocked_link"
 RETRY_TOOL = "test_client_url_required"
 BURST_TOOL = "test_client_burst"
 MESSAGE_ONLY_TOOL = "test_client_message_only"
+RESULT_TYPE_TOOL = "test_client_result_type"
 
 CLIENT_CHECKS: tuple[Check, ...] = (
     Check(
@@ -298,6 +299,14 @@ CLIENT_CHECKS: tuple[Check, ...] = (
         (SpecRef(E0, "client/elicitation (early draft)", "Creating Elicitation Requests"),),
         (E0,),
         _on_any(MESSAGE_ONLY_TOOL),
+    ),
+    Check(
+        "client-result-type",
+        "client",
+        "On 2026-07-28 a final result without resultType is read as complete: the call ends",
+        (SpecRef(R3, "basic/index", "Result types"), SpecRef(R3, "basic/patterns/mrtr", "Retry")),
+        (R3,),
+        _on_any(RESULT_TYPE_TOOL),
     ),
     Check(
         "client-rate-limit",

@@ -15,6 +15,7 @@ as it came, not what the SDK made of it.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import secrets
@@ -38,6 +39,7 @@ from mcp_elicit.check.catalog import (
     R1,
     R2,
     R3,
+    RESULT_TYPE_TOOL,
 )
 from mcp_elicit.check.report import Outcome, Status
 from mcp_elicit.forms import Form, InvalidSchema
@@ -79,6 +81,12 @@ class Record:
     hits: list[tuple[float, str]] = field(default_factory=list)
     """Requests to the server's links: ``(time, path)``."""
     notices: list[float] = field(default_factory=list)
+    stripped_at: float | None = None
+    """When the final result went out without its resultType (client-result-type)."""
+    exit_status: int | None = None
+    """The client's, once it finished (``None``: it did not finish in time)."""
+    last_words: str = ""
+    """The last line the client wrote on stderr."""
 
     def modes(self) -> set[str]:
         if self.declared is None:
@@ -183,6 +191,7 @@ class Scripted:
             "client-retry-after-completion": self._retry,
             "client-rate-limit": self._burst,
             "client-answers-message-only": self._message_only,
+            "client-result-type": self._result_type,
         }
         [tool] = CHECKS[self.check].tools_on("*")
         body = tools[self.check]
@@ -240,6 +249,16 @@ class Scripted:
         await self._ask(ctx, {"url": _url(ctx, self.link("blocked", credentials=True))})
         return "asked"
 
+    async def _result_type(self, ctx: Context) -> str:
+        # On 2026-07-28: one question, then the final result, whose resultType the server's
+        # front (_WithoutResultType) takes out on the way to the client.
+        if ctx.protocol_version != R3:
+            return f"resultType is 2026-07-28's: nothing to check on {ctx.protocol_version}"
+        await self._ask(ctx, {"form": _form(ctx, {"name": {"type": "string", "default": "x"}})})
+        if self.record.stripped_at is None:  # the first final result: a call after it is a retry
+            self.record.stripped_at = time.monotonic()
+        return "done"
+
     async def _message_only(self, ctx: Context) -> str:
         if ctx.protocol_version != E0:
             return f"a message-only request is the early draft's: nothing on {ctx.protocol_version}"
@@ -285,10 +304,14 @@ class Scripted:
         quiet = logging.getLogger("uvicorn.error")
         if not any(isinstance(f, _DropCancelled) for f in quiet.filters):
             quiet.addFilter(_DropCancelled())
+        import uvicorn
+
+        app: Any = self.server.streamable_http_app(host="127.0.0.1")
+        if self.check == "client-result-type":
+            app = _WithoutResultType(app, RESULT_TYPE_TOOL)
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(
-                lambda: self.server.run_streamable_http_async(host="127.0.0.1", port=self.port)
-            )
+            tasks.start_soon(uvicorn.Server(config).serve)
             deadline = time.monotonic() + 30
             while True:
                 try:
@@ -348,6 +371,92 @@ class _DropCancelled(logging.Filter):
         return not isinstance(error, asyncio.CancelledError) and "CancelledError" not in str(
             record.getMessage()
         )
+
+
+class _WithoutResultType:
+    """ASGI: in front of the scripted server, takes ``resultType`` out of the final result
+    of ``tool`` (a retry's answer: it carries ``inputResponses``). The SDK's server always
+    writes it, as 2026-07-28 requires; the check is of a client that meets a server that
+    does not."""
+
+    def __init__(self, app: Any, tool: str) -> None:
+        self.app, self.tool = app, tool
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message)
+            if message.get("type") != "http.request" or not message.get("more_body"):
+                break
+        body = b"".join(m.get("body", b"") for m in chunks)
+        replay = iter(chunks)
+
+        async def again() -> Any:
+            return next(replay, None) or await receive()
+
+        if not self._is_final_retry(body):
+            await self.app(scope, again, send)
+            return
+        started: dict[str, Any] = {}
+        parts: list[bytes] = []
+
+        async def hold(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                started.update(message)
+            elif message["type"] == "http.response.body":
+                parts.append(message.get("body", b""))
+                if not message.get("more_body"):
+                    out = _strip_result_type(b"".join(parts))
+                    headers = [
+                        (k, str(len(out)).encode() if k.lower() == b"content-length" else v)
+                        for k, v in started.get("headers", [])
+                    ]
+                    await send({**started, "headers": headers})
+                    await send({"type": "http.response.body", "body": out})
+
+        await self.app(scope, again, hold)
+
+    def _is_final_retry(self, body: bytes) -> bool:
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return False
+        params = message.get("params") if isinstance(message, dict) else None
+        return (
+            isinstance(params, dict)
+            and message.get("method") == "tools/call"
+            and params.get("name") == self.tool
+            and bool(params.get("inputResponses"))
+        )
+
+
+def _strip_result_type(body: bytes) -> bytes:
+    """The response (JSON, or an SSE stream of JSON events) without ``result.resultType``
+    where the result is final (``complete``)."""
+
+    def strip(text: str) -> str:
+        try:
+            message = json.loads(text)
+        except ValueError:
+            return text
+        result = message.get("result") if isinstance(message, dict) else None
+        if isinstance(result, dict) and result.get("resultType") == "complete":
+            del result["resultType"]
+            return json.dumps(message, separators=(",", ":"))
+        return text
+
+    text = body.decode("utf-8")
+    if text.lstrip().startswith("{"):
+        return strip(text).encode("utf-8")
+    lines = [
+        "data: " + strip(line[len("data: ") :]) if line.startswith("data: ") else line
+        for line in text.split("\n")
+    ]
+    return "\n".join(lines).encode("utf-8")
 
 
 class _Text:
@@ -494,6 +603,32 @@ def _judge_retry(record: Record) -> str:
     return f"called again {retries[0] - record.notices[0]:.1f} s after the completion notice"
 
 
+def _last_words(stderr: str) -> str:
+    """The last line that says something (not a traceback's frame of ``|``, ``+`` and ``-``)."""
+    for line in reversed(stderr.splitlines()):
+        said = line.strip(" |+-\t")
+        if said:
+            return said[:200]
+    return ""
+
+
+def _judge_result_type(record: Record) -> str:
+    if record.stripped_at is None:
+        raise Verdict(Status.FAILED, "the call never reached its final result")
+    after = [at for at, _ in record.calls if at > record.stripped_at]
+    if record.exit_status not in (0, None):
+        raise Verdict(
+            Status.FAILED,
+            f"the client failed on the result (exit {record.exit_status}: {record.last_words})",
+        )
+    if after:
+        raise Verdict(
+            Status.FAILED,
+            f"called again {len(after)} time(s) after a final result without resultType",
+        )
+    return "the final result without resultType ended the call"
+
+
 def _judge_message_only(record: Record) -> str:
     [exchange] = _answered(record)
     if exchange.error is not None:
@@ -528,6 +663,7 @@ JUDGES: dict[str, Callable[[Record], str]] = {
     "client-retry-after-completion": _judge_retry,
     "client-rate-limit": _judge_burst,
     "client-answers-message-only": _judge_message_only,
+    "client-result-type": _judge_result_type,
 }
 assert set(JUDGES) == {check.id for check in CLIENT_CHECKS}, "a client check without a judge"
 
@@ -548,10 +684,17 @@ async def run_client_check(command: Sequence[str], check: str) -> Outcome:
             timed_out = True
             finished = None
         tasks.cancel_scope.cancel()
+    if finished is not None:
+        scripted.record.exit_status = finished.returncode
+        scripted.record.last_words = _last_words(finished.stderr.decode(errors="replace"))
     status, seen = _judge(check, scripted.record)
     if timed_out:
         seen += f" (the client did not finish within {CLIENT_TIMEOUT:g} s)"
-    elif finished is not None and finished.returncode != 0 and status is not Status.PASSED:
-        tail = finished.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-        seen += f" (the client exited {finished.returncode}: {tail[0][:200]})"
+    elif (
+        finished is not None
+        and finished.returncode != 0
+        and status is not Status.PASSED
+        and "(exit " not in seen
+    ):
+        seen += f" (the client exited {finished.returncode}: {scripted.record.last_words})"
     return Outcome(check, scripted.record.protocol or "-", status, seen)
