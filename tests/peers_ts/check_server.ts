@@ -10,14 +10,11 @@
 // inputResponse(...).
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 import {
-    createMcpHandler,
     createRequestStateCodec,
     inputRequired,
     inputResponse,
-    isLegacyRequest,
     McpServer,
     UrlElicitationRequiredError,
     type CallToolResult,
@@ -26,13 +23,9 @@ import {
     type McpRequestContext,
     type ServerContext
 } from '@modelcontextprotocol/server';
-import {
-    localhostHostValidation,
-    NodeStreamableHTTPServerTransport,
-    toNodeHandler,
-    toWebRequest
-} from '@modelcontextprotocol/node';
 import { z } from 'zod';
+
+import { serveHttp } from './serve_http.ts';
 
 type Era = McpRequestContext['era'];
 type FormParams = Omit<ElicitRequestFormParams, 'mode'>;
@@ -151,50 +144,6 @@ function build({ era }: { era: Era }): McpServer {
     return server;
 }
 
-function serveHttp(port: number): void {
-    // As tests/peers_ts/elicit_server.ts: 2026-07-28 per request, 2025-era requests sessionful.
-    const modern = toNodeHandler(createMcpHandler(build, { legacy: 'reject' }));
-    const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
-    const validateHost = localhostHostValidation();
-
-    async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-        const id = req.headers['mcp-session-id'];
-        let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-        if (transport === undefined) {
-            if (typeof id === 'string') {
-                res.writeHead(404).end('unknown session');
-                return;
-            }
-            const created = new NodeStreamableHTTPServerTransport({
-                sessionIdGenerator: () => randomUUID(),
-                onsessioninitialized: sessionId => void sessions.set(sessionId, created)
-            });
-            created.onclose = () => {
-                if (created.sessionId !== undefined) sessions.delete(created.sessionId);
-            };
-            await build({ era: 'legacy' }).connect(created);
-            transport = created;
-        }
-        await transport.handleRequest(req, res, body);
-    }
-
-    createServer((req, res) => {
-        if (!validateHost(req, res)) return;
-        if (!req.url?.startsWith('/mcp')) {
-            res.writeHead(404).end('not found');
-            return;
-        }
-        void (async () => {
-            const request = await toWebRequest(req);
-            const body = req.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
-            if (await isLegacyRequest(request, body)) await legacy(req, res, body);
-            else await modern(req, res, body);
-        })().catch(error => {
-            console.error(`ts-check-server: ${error?.stack ?? error}`);
-            if (!res.headersSent) res.writeHead(500).end('internal error');
-        });
-    }).listen(port, '127.0.0.1', () => console.error(`ts-check-server: listening on http://127.0.0.1:${port}/mcp`));
-}
 
 const at = process.argv.indexOf('--http');
 const port = at >= 0 ? Number(process.argv[at + 1]) : NaN;
@@ -202,4 +151,4 @@ if (!Number.isInteger(port) || port <= 0) {
     console.error('usage: check_server.ts --http PORT');
     process.exit(2);
 }
-serveHttp(port);
+serveHttp(port, 'ts-check-server', build);

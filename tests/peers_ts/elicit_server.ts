@@ -14,14 +14,11 @@
 // era, so on 2025-era connections the SDK's legacy shim serves it.
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 import {
-    createMcpHandler,
     inputRequired,
     CLIENT_CAPABILITIES_META_KEY,
     inputResponse,
-    isLegacyRequest,
     McpServer,
     PROTOCOL_VERSION_META_KEY,
     UrlElicitationRequiredError,
@@ -33,12 +30,7 @@ import {
     type ServerContext
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import {
-    localhostHostValidation,
-    NodeStreamableHTTPServerTransport,
-    toNodeHandler,
-    toWebRequest
-} from '@modelcontextprotocol/node';
+import { serveHttp } from './serve_http.ts';
 
 type Era = McpRequestContext['era'];
 type Answer = { action: string; content?: Record<string, unknown> };
@@ -309,52 +301,6 @@ function build({ era }: { era: Era }): McpServer {
 
 // -- transports ------------------------------------------------------------------------------
 
-function serveHttp(port: number): void {
-    // 2026-07-28 requests: createMcpHandler (a fresh server per request). 2025-era requests:
-    // sessionful Streamable HTTP, since pushed elicitation needs the session the answer comes
-    // back on (createMcpHandler's own legacy fallback is stateless).
-    const modern = toNodeHandler(createMcpHandler(build, { legacy: 'reject' }));
-    const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
-    const validateHost = localhostHostValidation();
-
-    async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-        const id = req.headers['mcp-session-id'];
-        let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-        if (transport === undefined) {
-            if (typeof id === 'string') {
-                res.writeHead(404).end('unknown session');
-                return;
-            }
-            const created = new NodeStreamableHTTPServerTransport({
-                sessionIdGenerator: () => randomUUID(),
-                onsessioninitialized: sessionId => void sessions.set(sessionId, created)
-            });
-            created.onclose = () => {
-                if (created.sessionId !== undefined) sessions.delete(created.sessionId);
-            };
-            await build({ era: 'legacy' }).connect(created);
-            transport = created;
-        }
-        await transport.handleRequest(req, res, body);
-    }
-
-    createServer((req, res) => {
-        if (!validateHost(req, res)) return;
-        if (!req.url?.startsWith('/mcp')) {
-            res.writeHead(404).end('not found');
-            return;
-        }
-        void (async () => {
-            const request = await toWebRequest(req);
-            const body = req.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
-            if (await isLegacyRequest(request, body)) await legacy(req, res, body);
-            else await modern(req, res, body);
-        })().catch(error => {
-            console.error(`ts-elicit-peer: ${error?.stack ?? error}`);
-            if (!res.headersSent) res.writeHead(500).end('internal error');
-        });
-    }).listen(port, '127.0.0.1', () => console.error(`ts-elicit-peer: listening on http://127.0.0.1:${port}/mcp`));
-}
 
 const at = process.argv.indexOf('--http');
 if (at >= 0) {
@@ -363,7 +309,7 @@ if (at >= 0) {
         console.error('usage: elicit_server.ts [--http PORT]');
         process.exit(2);
     }
-    serveHttp(port);
+    serveHttp(port, 'ts-elicit-peer', build);
 } else {
     serveStdio(build);
 }

@@ -61,14 +61,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="REVISION",
         help=f"run only on this revision (repeatable): {', '.join(CHECK_REVISIONS)}",
     )
-    server.add_argument(
-        "--scenario",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="run only this check (repeatable, or comma separated); IDs in docs/check.md",
-    )
-    server.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_selection(server)
     server.add_argument(
         "--header",
         action="append",
@@ -101,15 +94,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
         ),
     )
-    client.add_argument(
+    _add_selection(client)
+    client.set_defaults(run=run, command_parser=client)
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--scenario",
         action="append",
         default=[],
         metavar="ID",
         help="run only this check (repeatable, or comma separated); IDs in docs/check.md",
     )
-    client.add_argument("--json", action="store_true", help="print the report as JSON")
-    client.set_defaults(run=run, command_parser=client)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
