@@ -94,6 +94,10 @@ PINNED: list[tuple[str, Callable[[], bool]]] = [
         lambda: assigned_in_init(ClientSession, "_dispatcher"),
     ),
     (
+        "mcp.client.session.ClientSession._stamp(data, opts) (send_stamped_request)",
+        lambda: assigned_in_init(ClientSession, "_stamp"),
+    ),
+    (
         "mcp.client.session.ClientSession._client_info",
         lambda: assigned_in_init(ClientSession, "_client_info"),
     ),

@@ -32,6 +32,12 @@ public hook — capabilities that declare exactly the handler's modes (the SDK d
 and URL for any callback), proposing 2025-06-18 in ``initialize`` (the SDK always proposes
 its newest), reading ``elicitation/create`` liberally before the SDK's strict validation,
 and a dispatcher whose request timeouts pause while a person answers.
+
+- :func:`send_stamped_request` — ``ClientSession._stamp``: the gateway relays results as
+  they came (unknown fields, ``_meta``, an ``InputRequiredResult`` whole), so it sends
+  through the dispatcher, which returns the raw result; the public ``send_request`` would
+  parse it into a model first. The stamp (the version header; on 2026-07-28 the ``_meta``
+  with client info and capabilities) is the session's, applied as ``send_request`` does.
 """
 
 from __future__ import annotations
@@ -112,6 +118,19 @@ def lowlevel_server_of(server: Any) -> Any:
 
 
 # -- client ----------------------------------------------------------------------------------
+
+
+async def send_stamped_request(
+    session: ClientSession, method: str, params: Mapping[str, Any] | None
+) -> Any:
+    """Send ``method`` as ``send_request`` would (stamped for the negotiated version) and
+    return the server's raw result."""
+    data: dict[str, Any] = {"method": method}
+    if params is not None:
+        data["params"] = dict(params)
+    options: CallOptions = {}
+    session._stamp(data, options)
+    return await session._dispatcher.send_raw_request(method, data.get("params"), options)
 
 
 class ClientHooks(Protocol):
@@ -236,4 +255,5 @@ __all__ = [
     "sdk_context_of",
     "send_raw_request",
     "send_raw_session_request",
+    "send_stamped_request",
 ]

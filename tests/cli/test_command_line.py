@@ -186,6 +186,13 @@ USAGE_ERRORS = [
     (["check", "client", "--bogus", "--", "true"], "mcp-elicit check client", "unrecognized"),
     (["url", "check", "https://a.example/", "x"], "mcp-elicit url check", "unrecognized"),
     (["url"], "mcp-elicit url", "required: SUBCOMMAND"),
+    (["gateway", "--bogus", URL], "mcp-elicit gateway", "unrecognized arguments: --bogus"),
+    (["gateway", "--hold-limit", "0", URL], "mcp-elicit gateway", "more than 0 seconds"),
+    (
+        ["gateway", "--upstream-protocol", "1999", URL],
+        "mcp-elicit gateway",
+        "invalid choice: '1999'",
+    ),
 ]
 
 

@@ -23,6 +23,7 @@ from mcp_elicit.cli import (
     check_command,
     connect_command,
     demo_command,
+    gateway_command,
     schema_command,
     url_command,
 )
@@ -31,7 +32,7 @@ from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._parsing import CommandParser
 
 # The commands that take a server's command after `--`, last on the line.
-_HOSTS = ("connect", "call", "check")
+_HOSTS = ("connect", "call", "check", "gateway")
 
 # The exit status when standard output is closed before everything is written.
 CLOSED_OUTPUT = 128 + 13  # SIGPIPE
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         connect_command,
         call_command,
         check_command,
+        gateway_command,
         schema_command,
         url_command,
     ):

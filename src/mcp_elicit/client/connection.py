@@ -193,7 +193,7 @@ class ElicitingClient:
                 http = self._http_client
                 if http is None:
                     auth = await self._auth(server)
-                    http = _unpooled_http_client(headers=self.headers, auth=auth)
+                    http = unpooled_http_client(headers=self.headers, auth=auth)
                     await stack.enter_async_context(http)
                 server = streamable_http_client(server, http_client=http)
             client = _sdk.ElicitingSdkClient(
@@ -378,7 +378,7 @@ def _draft(requests: list[ElicitationRequest]) -> bool:
     return any(r.revision_hint == ProtocolVersion.URL_DRAFT.value for r in requests)
 
 
-def _unpooled_http_client(
+def unpooled_http_client(
     *, headers: Mapping[str, str] | None = None, auth: httpx2.Auth | None = None
 ) -> httpx2.AsyncClient:
     # SDK: its default pool holds 100 connections. Each tool call pending on an elicitation

@@ -1,4 +1,15 @@
-"""A proxy that bridges protocol eras and keeps URL mode intact.
+"""A proxy that lets any client reach any server across protocol eras, with elicitation and
+URL mode intact (docs/gateway.md).
 
-Not built yet: see the open issues.
+- :class:`Gateway` — one upstream server, served to downstream clients over stdio or
+  Streamable HTTP; push (2025) and multi-round-trip (2026-07-28) bridged both ways.
+- :class:`Upstream` — the connections to the upstream (pinned revision, headers).
+- :class:`Checks` — what is checked on the way: answers, link verdicts, blocked links, audit.
 """
+
+from mcp_elicit.gateway.bridge import VERDICT_META, Checks
+from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT
+from mcp_elicit.gateway.serving import Gateway
+from mcp_elicit.gateway.upstream import Upstream
+
+__all__ = ["DEFAULT_HOLD_LIMIT", "VERDICT_META", "Checks", "Gateway", "Upstream"]

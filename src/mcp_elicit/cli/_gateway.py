@@ -1,0 +1,63 @@
+"""``mcp-elicit gateway``, run (the parser is in :mod:`.gateway_command`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import anyio
+
+from mcp_elicit.cli._io import UsageError
+from mcp_elicit.cli._running import server_of
+from mcp_elicit.client import AuditLog
+from mcp_elicit.gateway import DEFAULT_HOLD_LIMIT, Checks, Gateway
+
+
+def run_gateway(args: argparse.Namespace) -> int:
+    target = server_of(args)
+    if args.header and not isinstance(target, str):
+        raise UsageError("--header is for an upstream given by its URL")
+    audit = None
+    if args.audit:
+        try:
+            audit = AuditLog(args.audit)
+        except OSError as error:
+            raise UsageError(f"--audit: cannot open {args.audit}: {error.strerror}") from None
+    checks = Checks(
+        validate_answers=not args.no_answer_check,
+        url_verdicts=not args.no_url_verdicts,
+        block_links=not args.allow_blocked_links,
+        audit=audit,
+    )
+    gateway = Gateway(
+        target,
+        checks=checks,
+        upstream_protocol=args.upstream_protocol,
+        headers=dict(args.header),
+        hold_limit=args.hold_limit or DEFAULT_HOLD_LIMIT,
+    )
+    try:
+        anyio.run(_serve, gateway, args)
+    finally:
+        if audit is not None:
+            audit.close()
+    return 0
+
+
+async def _serve(gateway: Gateway, args: argparse.Namespace) -> None:
+    async with gateway:
+        upstream = gateway.upstream
+        print(
+            f"mcp-elicit gateway: upstream {upstream.version} "
+            f"({'multi round-trip' if upstream.rounds else 'push'})",
+            file=sys.stderr,
+        )
+        if args.http is None:
+            await gateway.serve_stdio()
+            return
+        import uvicorn
+
+        app = gateway.http_app(host=args.host)
+        print(f"mcp-elicit gateway: serving http://{args.host}:{args.http}/mcp", file=sys.stderr)
+        config = uvicorn.Config(app, host=args.host, port=args.http, log_level="warning")
+        await uvicorn.Server(config).serve()

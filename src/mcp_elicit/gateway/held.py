@@ -1,0 +1,198 @@
+"""Held calls: a push-era upstream call kept open while a 2026-07-28 client answers by retrying.
+
+This module is the only one that moves a held call from state to state; the rules are here.
+
+Why it is needed. A 2025-era server asks while its call is open (it sends
+``elicitation/create`` and waits); a 2026-07-28 client answers only by retrying the call with
+``inputResponses`` and the ``requestState`` it was given. So the gateway starts the upstream
+call, and when the server asks, it ends the client's request with an ``InputRequiredResult``
+while the upstream call stays open, *held*, waiting for the answer. The ``requestState``
+names the held call and the question (sealed by the SDK's ``RequestStateBoundary``: bound to
+the method, the tool and its arguments, the user, and short-lived), and the retry that
+carries it delivers the answer to the waiting server.
+
+States (one at a time):
+
+- ``running``: the upstream call runs; nothing is waiting for the client.
+- ``asking``: the server asked question ``key`` (``q1``, ``q2``, ... in order); the client has
+  it, or will have it as soon as a request of its is waiting.
+- ``finished``: the upstream call ended (``outcome``: its result, or its error).
+- ``expired``: nobody came back within ``limit``; the upstream call was cancelled.
+
+Moves:
+
+- ``running`` → ``asking``: the server asks (:meth:`HeldCall.ask`, in the upstream session's
+  task; it returns when the answer arrives).
+- ``asking`` → ``running``: a retry delivers the answer to the current question
+  (:meth:`HeldCall.answer`). Only the current key is taken: an answer to an older question
+  (a replayed retry), or a second retry racing the first for the same question, is refused
+  (:class:`Stale`), so one question is answered once. An answer the gateway rejects does not
+  move the call: the question is asked again.
+- ``running`` → ``finished``: the upstream call returned (:meth:`HeldCall.finish`).
+- ``asking`` or ``finished`` → ``expired``: no client request has waited on the call for
+  ``limit`` seconds (:meth:`HeldCall.expired_at`); the caller cancels the upstream call and
+  forgets it. While a request waits (:meth:`HeldCall.next_step`) the clock stops: the server
+  may take as long as it likes to compute.
+
+A finished call is forgotten once a request has taken its outcome. Everything lives in this
+process's memory: held calls do not cross gateway instances (docs/gateway.md).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+
+from mcp_elicit.protocol import ElicitationRequest
+
+State = Literal["running", "asking", "finished", "expired"]
+
+DEFAULT_HOLD_LIMIT = 30 * 60.0
+"""How long a held call waits for the client to come back with an answer: long enough for a
+person to find a password or finish a sign-in in a browser."""
+
+
+class Stale(Exception):
+    """The retry names a question that is not the one the held call is waiting on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """The held call waits on question ``key``."""
+
+    key: str
+    request: ElicitationRequest
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """The upstream call ended: ``result`` (a raw result) or ``error`` (an ``MCPError``)."""
+
+    result: dict[str, Any] | None = None
+    error: BaseException | None = None
+
+
+Step = Asking | Finished
+
+
+@dataclass(eq=False)
+class HeldCall:
+    """One upstream call held for a 2026-07-28 client."""
+
+    limit: float
+    clock: Callable[[], float] = time.monotonic
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    state: State = "running"
+    asked: int = 0
+    cancel: Callable[[], None] | None = None  # cancels the upstream call while it runs
+    current: Asking | None = None
+    outcome: Finished | None = None
+    waiting: int = 0  # client requests waiting on the call right now
+    idle_since: float = 0.0
+    _answer: Any = None
+    _answered: anyio.Event = field(default_factory=anyio.Event)
+    _changed: anyio.Event = field(default_factory=anyio.Event)
+
+    def __post_init__(self) -> None:
+        self.idle_since = self.clock()
+
+    # -- the upstream side ---------------------------------------------------------------
+
+    async def ask(self, request: ElicitationRequest) -> Any:
+        """The server asks ``request``: wait for the client's answer (as it came)."""
+        if self.state != "running":
+            raise RuntimeError(f"a held call cannot ask while {self.state}")
+        self.asked += 1
+        self.current = Asking(f"q{self.asked}", request)
+        self._answered = anyio.Event()
+        self._move("asking")
+        await self._answered.wait()
+        answer, self._answer = self._answer, None
+        return answer
+
+    def finish(self, outcome: Finished) -> None:
+        if self.state in ("finished", "expired"):
+            return
+        self.outcome = outcome
+        self.current = None
+        self._move("finished")
+
+    # -- the client side -----------------------------------------------------------------
+
+    def answer(self, key: str, answer: Any) -> None:
+        """Deliver the client's answer to question ``key`` (``Stale`` if it is not the one
+        waiting)."""
+        if self.state != "asking" or self.current is None or self.current.key != key:
+            raise Stale(f"question {key!r} is not the one this call is waiting on")
+        self.current = None
+        self._answer = answer
+        self._move("running")
+        self._answered.set()
+
+    async def next_step(self) -> Step:
+        """Wait until the call asks or ends; the hold clock stops meanwhile."""
+        self.waiting += 1
+        try:
+            while self.state == "running":
+                await self._changed.wait()
+            if self.state == "expired":
+                raise Stale("the held call expired")
+            if self.state == "asking":
+                assert self.current is not None
+                return self.current
+            assert self.outcome is not None
+            return self.outcome
+        finally:
+            self.waiting -= 1
+            self.idle_since = self.clock()
+
+    # -- the clock -----------------------------------------------------------------------
+
+    def expired_at(self) -> float | None:
+        """When the call expires if nobody comes back (``None``: a request is waiting, or it
+        already expired)."""
+        if self.waiting or self.state == "expired":
+            return None
+        return self.idle_since + self.limit
+
+    def expire(self) -> None:
+        """Give the call up: its upstream call is cancelled."""
+        self.current = None
+        self._move("expired")
+        self._answered.set()
+        if self.cancel is not None:
+            self.cancel()
+
+    def _move(self, state: State) -> None:
+        self.state = state
+        changed, self._changed = self._changed, anyio.Event()
+        changed.set()
+
+
+class HeldCalls:
+    """The held calls of this gateway, by id."""
+
+    def __init__(self, limit: float = DEFAULT_HOLD_LIMIT) -> None:
+        if limit <= 0:
+            raise ValueError("the hold limit must be positive")
+        self.limit = limit
+        self._calls: dict[str, HeldCall] = {}
+
+    def new(self) -> HeldCall:
+        call = HeldCall(self.limit)
+        self._calls[call.id] = call
+        return call
+
+    def get(self, call_id: Any) -> HeldCall | None:
+        return self._calls.get(call_id) if isinstance(call_id, str) else None
+
+    def forget(self, call: HeldCall) -> None:
+        self._calls.pop(call.id, None)
+
+    def __len__(self) -> int:
+        return len(self._calls)

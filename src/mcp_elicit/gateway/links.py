@@ -1,0 +1,73 @@
+"""URL-mode links that passed through the gateway, until their completion is known.
+
+A 2025-11-25 server says a link's flow is finished with ``notifications/elicitation/complete``
+naming its ``elicitationId``, possibly after the call that sent the link has ended (after
+-32042). The notice goes on to the downstream session the link was sent to, when that client
+speaks a revision with the notice; a 2026-07-28 client's retry waits for it
+(:meth:`Links.finished`). Entries are forgotten after ``ttl`` seconds, or beyond ``size``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(eq=False)
+class _Link:
+    session: Any  # the downstream ServerSession told of completion, or None
+    request_id: Any
+    since: float
+    done: anyio.Event = field(default_factory=anyio.Event)
+
+
+class Links:
+    def __init__(self, *, ttl: float = 3600.0, size: int = 100_000) -> None:
+        self.ttl = ttl
+        self.size = size
+        self._links: dict[str, _Link] = {}
+
+    def watch(self, elicitation_id: str, session: Any, request_id: Any) -> None:
+        """Remember ``elicitation_id``; tell ``session`` (if any) when it completes."""
+        self._prune()
+        found = self._links.get(elicitation_id)
+        if found is not None and found.done.is_set():
+            return
+        self._links[elicitation_id] = _Link(
+            session, request_id, time.monotonic(), found.done if found else anyio.Event()
+        )
+
+    async def finished(self, elicitation_id: str) -> None:
+        """Return once the upstream has said ``elicitation_id`` is complete."""
+        found = self._links.get(elicitation_id)
+        if found is None:
+            found = self._links[elicitation_id] = _Link(None, None, time.monotonic())
+        await found.done.wait()
+
+    async def complete(self, elicitation_id: str) -> None:
+        """The upstream said ``elicitation_id`` is complete."""
+        found = self._links.get(elicitation_id)
+        if found is None:
+            found = self._links[elicitation_id] = _Link(None, None, time.monotonic())
+        found.done.set()
+        if found.session is None:
+            return
+        session, found.session = found.session, None
+        try:
+            await session.send_elicit_complete(elicitation_id)
+        except Exception as failed:  # the client went away: nothing more to tell it
+            logger.info("could not pass on the completion of %s: %s", elicitation_id, failed)
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        while self._links:
+            oldest_id, oldest = next(iter(self._links.items()))
+            if now - oldest.since < self.ttl and len(self._links) < self.size:
+                return
+            del self._links[oldest_id]

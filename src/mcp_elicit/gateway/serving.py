@@ -1,0 +1,192 @@
+"""The gateway's face to the downstream client: an SDK ``Server`` that forwards.
+
+What the upstream serves (tools, prompts, resources, completions) is served here by
+forwarding, raw: results go back as they came, errors with their data. The requests that may
+ask go through :mod:`.calls`. The SDK's server runs the downstream side: the handshake or
+``server/discover`` for whichever revision the client speaks, and, when the gateway holds
+push-era calls for 2026-07-28 clients, the ``RequestStateBoundary`` that seals the gateway's
+``requestState`` (bound to the method, the tool and its arguments, the user, and the hold
+limit). When the upstream itself speaks 2026-07-28, its ``requestState`` is passed through
+untouched and not sealed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
+from typing import Any, cast
+
+import anyio
+import mcp_types as types
+from mcp.server.caching import CACHEABLE_METHODS, CacheableMethod, CacheHint
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcp_elicit.client.connection import DEFAULT_INPUT_TIME_LIMIT
+from mcp_elicit.gateway.bridge import Bridge, Checks
+from mcp_elicit.gateway.calls import ASKING_METHODS, LINK_WAIT, Calls, forwarded
+from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT, HeldCalls
+from mcp_elicit.gateway.links import Links
+from mcp_elicit.gateway.upstream import Upstream
+
+Handler = Callable[[ServerRequestContext[Any, Any], Any], Awaitable[dict[str, Any]]]
+
+# The methods forwarded as they are, by the capability that serves them, with their params.
+_PLAIN: dict[str, tuple[tuple[str, type[Any]], ...]] = {
+    "tools": (("tools/list", types.PaginatedRequestParams),),
+    "prompts": (("prompts/list", types.PaginatedRequestParams),),
+    "resources": (
+        ("resources/list", types.PaginatedRequestParams),
+        ("resources/templates/list", types.PaginatedRequestParams),
+    ),
+    "completions": (("completion/complete", types.CompleteRequestParams),),
+}
+_ASKING: dict[str, tuple[str, type[Any]]] = {
+    "tools": ("tools/call", types.CallToolRequestParams),
+    "prompts": ("prompts/get", types.GetPromptRequestParams),
+    "resources": ("resources/read", types.ReadResourceRequestParams),
+}
+
+
+class Gateway:
+    """A gateway in front of one upstream server (see docs/gateway.md)::
+
+        async with Gateway("https://tools.example.com/mcp") as gateway:
+            await gateway.serve_stdio()        # or: gateway.http_app(), served by uvicorn
+
+    ``upstream``: an :class:`~mcp_elicit.gateway.Upstream`, or what it takes (a URL,
+    ``StdioServerParameters``, an in-process server). ``upstream_protocol`` pins the
+    upstream's revision (``"auto"``: the newest both speak). ``hold_limit``: how long a held
+    call waits for a 2026-07-28 client to come back. ``input_time_limit``: how long one call
+    may keep asking a push-era client through a 2026-07-28 upstream.
+    """
+
+    def __init__(
+        self,
+        upstream: Upstream | Any,
+        *,
+        name: str | None = None,
+        checks: Checks | None = None,
+        upstream_protocol: str = "auto",
+        headers: Mapping[str, str] | None = None,
+        hold_limit: float = DEFAULT_HOLD_LIMIT,
+        input_time_limit: float = DEFAULT_INPUT_TIME_LIMIT,
+        link_wait: float = LINK_WAIT,
+    ) -> None:
+        if isinstance(upstream, Upstream):
+            if upstream_protocol != "auto" or headers:
+                raise ValueError("give upstream_protocol and headers to the Upstream itself")
+            self.upstream = upstream
+        else:
+            self.upstream = Upstream(upstream, protocol=upstream_protocol, headers=headers)
+        self.name = name
+        self.bridge = Bridge(checks or Checks())
+        self.held = HeldCalls(hold_limit)
+        self.links = Links()
+        self.input_time_limit = input_time_limit
+        self.link_wait = link_wait
+        self._server: Server[Any] | None = None
+        self._stack: AsyncExitStack | None = None
+
+    async def __aenter__(self) -> Gateway:
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(self.upstream)
+            tasks = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(tasks.cancel_scope.cancel)
+            self.upstream.on_complete = self.links.complete
+            calls = Calls(
+                self.upstream,
+                self.bridge,
+                self.held,
+                self.links,
+                tasks,
+                self.input_time_limit,
+                self.link_wait,
+            )
+            self._server = self._build(calls)
+            self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            await stack.__aexit__(*exc_info)
+
+    @property
+    def server(self) -> Server[Any]:
+        """The SDK server that faces the downstream client (serve it with any SDK transport,
+        or connect ``mcp.Client`` to it in-process)."""
+        if self._server is None:
+            raise RuntimeError("Gateway must be used within 'async with'")
+        return self._server
+
+    async def serve_stdio(self) -> None:
+        """Serve one downstream client on this process's stdin and stdout."""
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read, write):
+            await self.server.run(read, write, self.server.create_initialization_options())
+
+    def http_app(self, **options: Any) -> Any:
+        """The Streamable HTTP ASGI app (the SDK's; ``options`` as ``streamable_http_app``
+        takes them: ``host=`` for the allowed Host headers, ``stateless_http=``, ...)."""
+        return self.server.streamable_http_app(**options)
+
+    def _build(self, calls: Calls) -> Server[Any]:
+        info = self.upstream.server_info
+        name = self.name or f"{info.name if info else 'upstream'} (via mcp-elicit gateway)"
+        server: Server[Any] = Server(
+            name,
+            version=info.version if info else "",
+            instructions=self._instructions(),
+            # 2026-07-28 list results carry freshness hints. A 2026-07-28 upstream's own pass
+            # through (what a result sets wins); for a push-era one, the gateway cannot
+            # promise more than "stale at once, this user's only".
+            cache_hints={cast(CacheableMethod, m): CacheHint() for m in CACHEABLE_METHODS},
+        )
+        capabilities = self.upstream.capabilities
+        offered = capabilities.model_dump(exclude_none=True) if capabilities is not None else {}
+        for capability, methods in _PLAIN.items():
+            if capability in offered:
+                for method, params_type in methods:
+                    server.add_request_handler(method, params_type, self._plain(method))
+        for capability, (method, params_type) in _ASKING.items():
+            if capability in offered:
+                server.add_request_handler(method, params_type, _asking(calls, method))
+        if not self.upstream.rounds:
+            # The gateway's own requestState (held calls): sealed, bound, as long as a hold.
+            security = RequestStateSecurity.ephemeral(ttl=self.held.limit + 60.0)
+            server.middleware.append(RequestStateBoundary(security, default_audience=name))
+        return server
+
+    def _instructions(self) -> str | None:
+        main = self.upstream.main.client
+        result = getattr(main, "initialize_result", None)
+        found = getattr(result, "instructions", None)
+        return found if isinstance(found, str) else None
+
+    def _plain(self, method: str) -> Handler:
+        async def forward(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
+            result = await self.upstream.main.request(method, forwarded(ctx.params))
+            return completed(result, ctx.protocol_version)
+
+        return forward
+
+
+def completed(result: dict[str, Any], version: str) -> dict[str, Any]:
+    """A push-era server's final result as a 2026-07-28 client reads it (``resultType``
+    required); the SDK's server drops a later revision's fields for an earlier client."""
+    if version in MODERN_PROTOCOL_VERSIONS and "resultType" not in result:
+        return {**result, "resultType": "complete"}
+    return result
+
+
+def _asking(calls: Calls, method: str) -> Handler:
+    assert method in ASKING_METHODS
+
+    async def call(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
+        return completed(await calls.call(ctx, method), ctx.protocol_version)
+
+    return call

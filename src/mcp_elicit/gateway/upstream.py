@@ -1,0 +1,328 @@
+"""The gateway's connections to the upstream server.
+
+The upstream is reached the way :class:`~mcp_elicit.client.ElicitingClient` reaches any
+server (an ``http(s)://`` URL, ``StdioServerParameters``, or an in-process server), through
+the official SDK client extended by ``mcp_elicit._sdk``: capabilities declare exactly the
+modes asked for, and ``elicitation/create`` arrives raw.
+
+**Which connection carries what.**
+
+- The *main* connection carries the lists, completions, and on 2026-07-28 every call: a
+  2026-07-28 request declares the client's capabilities in its own ``_meta``, so the
+  gateway stamps there, request by request, exactly what the downstream client declared
+  (:func:`declaring`).
+- On a push-era upstream (2025-06-18, 2025-11-25) a question arrives as a request of the
+  server's, on the session, with nothing that says which call it is for: stdio has no such
+  link, and the SDK's Streamable HTTP client drops the stream a request came on. So each
+  call that may be asked runs on a session of its own, *leased* for the call
+  (:meth:`Upstream.lease`): whatever that session is asked belongs to that call. A session
+  also declares its capabilities once, at ``initialize``, so leases are pooled by the modes
+  the downstream client declared. A lease that ended cleanly goes back to the pool; one cut
+  short (a held call that expired) is closed, since the server may still be mid-call on it.
+
+Completion notices (``notifications/elicitation/complete``) name their elicitation, not their
+call, and may come after the call has ended; :attr:`Upstream.on_complete` receives them, from
+whichever session they arrive on.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.client.session import ClientSession, IncomingMessage
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcp_elicit import _sdk
+from mcp_elicit.client.connection import PROTOCOL_CHOICES, unpooled_http_client
+from mcp_elicit.protocol import (
+    NO_MODES,
+    ElicitationModes,
+    capabilities_for,
+    parse_elicitation_complete,
+)
+from mcp_elicit.protocol.codes import META_CLIENT_CAPABILITIES
+
+logger = logging.getLogger(__name__)
+
+Asked = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+"""What answers a question pushed on a leased session: raw params in, raw result out."""
+
+_DECLARED: contextvars.ContextVar[ElicitationModes | None] = contextvars.ContextVar(
+    "mcp_elicit_gateway_declared", default=None
+)
+
+IDLE_PER_MODES = 16
+"""Idle push-era sessions kept per set of modes: enough that calls in a steady stream reuse
+sessions, few enough that a burst does not leave hundreds open."""
+
+
+@asynccontextmanager
+async def declaring(modes: ElicitationModes) -> AsyncIterator[None]:
+    """2026-07-28: requests sent upstream inside this block declare ``modes`` (the downstream
+    client's) in their ``_meta``."""
+    token = _DECLARED.set(modes)
+    try:
+        yield
+    finally:
+        _DECLARED.reset(token)
+
+
+@dataclass(eq=False)
+class Connection:
+    """One session with the upstream server."""
+
+    client: _sdk.ElicitingSdkClient
+    modes: ElicitationModes
+    asked: Asked | None = None  # set while a call holds the lease
+    closed: anyio.Event = field(default_factory=anyio.Event)  # set to end the session
+    ended: anyio.Event = field(default_factory=anyio.Event)  # set once it has ended
+    spoiled: bool = False  # cut short mid-call: not to be reused
+
+    @property
+    def version(self) -> str:
+        return self.client.protocol_version
+
+    @property
+    def rounds(self) -> bool:
+        """The upstream speaks 2026-07-28 (multi round-trip) on this session."""
+        return self.version in MODERN_PROTOCOL_VERSIONS
+
+    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Send ``method`` and return the raw result, unchanged (``MCPError`` for an error
+        response, with its ``data``)."""
+        result = await _sdk.send_stamped_request(self.client.session, method, params)
+        if not isinstance(result, dict):
+            raise MCPError(types.INTERNAL_ERROR, f"the upstream answered {method} with no object")
+        return result
+
+
+class Upstream:
+    """The upstream server: the main connection, and push-era sessions leased per call.
+
+    ``protocol`` as :class:`~mcp_elicit.client.ElicitingClient` takes it: ``"auto"`` lets the
+    SDK negotiate (2026-07-28 where the server speaks it); a revision pins it.
+    """
+
+    def __init__(
+        self,
+        target: Any,
+        *,
+        protocol: str = "auto",
+        headers: Mapping[str, str] | None = None,
+        client_info: types.Implementation | None = None,
+        idle_per_modes: int = IDLE_PER_MODES,
+    ) -> None:
+        if protocol not in PROTOCOL_CHOICES or protocol == "2025-03-26":
+            choices = ", ".join(p for p in PROTOCOL_CHOICES if p != "2025-03-26")
+            raise ValueError(f"the upstream protocol must be one of {choices}, not {protocol!r}")
+        if headers and not isinstance(target, str):
+            raise ValueError("headers are for an upstream given by its http(s):// URL")
+        self.target = target
+        self.protocol = protocol
+        self.headers = dict(headers or {})
+        self.client_info = client_info or types.Implementation(
+            name="mcp-elicit-gateway", version="1"
+        )
+        self.idle_per_modes = idle_per_modes
+        self.on_complete: Callable[[str], Awaitable[None]] | None = None
+        self._idle: dict[ElicitationModes, list[Connection]] = {}
+        self._main: Connection | None = None
+        self._tasks: anyio.abc.TaskGroup | None = None
+        self._stack: AsyncExitStack | None = None
+        self._http: Any = None
+        self.opened = 0  # sessions opened in all (the main one included)
+
+    async def __aenter__(self) -> Upstream:
+        async with AsyncExitStack() as stack:
+            if isinstance(self.target, str):
+                self._http = await stack.enter_async_context(
+                    unpooled_http_client(headers=self.headers)
+                )
+            self._tasks = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(self._tasks.cancel_scope.cancel)
+            self._main = await self._open(NO_MODES)
+            self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            await stack.__aexit__(*exc_info)
+
+    # -- what the upstream is -------------------------------------------------------------
+
+    @property
+    def main(self) -> Connection:
+        if self._main is None:
+            raise RuntimeError("Upstream must be used within 'async with'")
+        return self._main
+
+    @property
+    def version(self) -> str:
+        """The protocol version the upstream negotiated."""
+        return self.main.version
+
+    @property
+    def rounds(self) -> bool:
+        """The upstream asks with ``InputRequiredResult`` (2026-07-28), not by push."""
+        return self.main.rounds
+
+    @property
+    def server_info(self) -> types.Implementation | None:
+        return self.main.client.server_info
+
+    @property
+    def capabilities(self) -> types.ServerCapabilities | None:
+        return self.main.client.server_capabilities
+
+    # -- sessions -------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def lease(self, modes: ElicitationModes, asked: Asked) -> AsyncIterator[Connection]:
+        """A push-era session of its own for one call, declaring ``modes``; what it is asked
+        goes to ``asked``. Mark it ``spoiled`` to have it closed instead of reused."""
+        idle = self._idle.setdefault(modes, [])
+        connection = None
+        while idle and connection is None:
+            candidate = idle.pop()
+            connection = None if candidate.ended.is_set() else candidate
+        if connection is None:
+            connection = await self._open(modes)
+        connection.asked = asked
+        try:
+            yield connection
+        except BaseException:
+            connection.spoiled = True
+            raise
+        finally:
+            connection.asked = None
+            if connection.spoiled or len(idle) >= self.idle_per_modes:
+                connection.closed.set()
+            elif not connection.ended.is_set():
+                idle.append(connection)
+
+    async def _open(self, modes: ElicitationModes) -> Connection:
+        assert self._tasks is not None
+        connection: Connection = await self._tasks.start(self._run, modes)
+        return connection
+
+    async def _run(
+        self, modes: ElicitationModes, *, task_status: anyio.abc.TaskStatus[Connection]
+    ) -> None:
+        """One session, from connect to close, in a task of its own (the SDK client's task
+        groups must end in the task that began them)."""
+        target = self.target
+        if isinstance(target, str):
+            target = streamable_http_client(target, http_client=self._http)
+        protocol = self.protocol
+        client = _sdk.ElicitingSdkClient(
+            target,
+            mode="auto" if protocol in ("auto", "2026-07-28") else "legacy",
+            elicitation_callback=_never_called,
+            message_handler=self._on_message,
+            client_info=self.client_info,
+            cache=None,
+        )
+        connection = Connection(client, modes)
+        client.hooks = _Hooks(connection, protocol)
+        try:
+            async with client:
+                if protocol != "auto" and client.protocol_version != protocol:
+                    raise MCPError(
+                        types.INTERNAL_ERROR,
+                        f"asked the upstream for protocol {protocol}, it chose "
+                        f"{client.protocol_version}",
+                    )
+                self.opened += 1
+                task_status.started(connection)
+                await connection.closed.wait()
+        finally:
+            connection.ended.set()
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, types.ElicitCompleteNotification):
+            found = parse_elicitation_complete(
+                message.params.model_dump(by_alias=True, mode="json")
+            )
+            if found is not None and self.on_complete is not None:
+                await self.on_complete(found)
+        elif isinstance(message, Exception):
+            logger.warning("the upstream connection reported: %s", message)
+        await anyio.lowlevel.checkpoint()
+
+
+async def _never_called(context: Any, params: Any) -> Any:  # pragma: no cover - see _Hooks
+    raise AssertionError("elicitation/create is answered by the gateway's hooks")
+
+
+class _Hooks:
+    """Where a gateway session extends the SDK client (``mcp_elicit._sdk`` says why)."""
+
+    def __init__(self, connection: Connection, protocol: str) -> None:
+        self._connection = connection
+        self._protocol = protocol
+
+    @property
+    def proposed_version(self) -> str | None:
+        return self._protocol if self._protocol == "2025-06-18" else None
+
+    def capabilities(
+        self, version: str, declared: types.ClientCapabilities
+    ) -> types.ElicitationCapability | None:
+        return _elicitation_capability(self._connection.modes, version)
+
+    async def on_elicitation(self, session: ClientSession, params: Any) -> dict[str, Any]:
+        asked = self._connection.asked
+        if asked is None:
+            # Only a leased session serves a call; a question on the main one (or after the
+            # call ended) has nobody to go to.
+            raise MCPError(
+                types.INVALID_REQUEST,
+                "No call through this gateway session is waiting for an answer",
+            )
+        return await asked(dict(params or {}))
+
+    async def send(
+        self,
+        send: Callable[[str, Mapping[str, Any] | None, dict[str, Any]], Awaitable[Any]],
+        method: str,
+        params: Mapping[str, Any] | None,
+        options: dict[str, Any],
+        version: str | None,
+    ) -> Any:
+        modes = _DECLARED.get()
+        if modes is not None and version in MODERN_PROTOCOL_VERSIONS and params is not None:
+            meta = dict(params.get("_meta") or {})
+            capabilities = dict(meta.get(META_CLIENT_CAPABILITIES) or {})
+            capabilities.pop("elicitation", None)
+            capabilities.update(capabilities_for(modes, version))
+            meta[META_CLIENT_CAPABILITIES] = capabilities
+            params = {**params, "_meta": meta}
+        return await send(method, params, options)
+
+
+@functools.cache
+def _elicitation_capability(
+    modes: ElicitationModes, version: str
+) -> types.ElicitationCapability | None:
+    try:
+        declared = capabilities_for(modes, version).get("elicitation")
+    except ValueError:  # a version with no elicitation rules: declare what 2025-06-18 would
+        declared = {} if modes.form else None
+    if declared is None:
+        return None
+    return types.ElicitationCapability.model_validate(declared)
+
+
+__all__ = ["Asked", "Connection", "Upstream", "declaring"]
