@@ -50,7 +50,7 @@ async def test_three_questions_cross_every_pair_of_eras(upstream_era: str, clien
     assert all(("mode" in seen) == (client_era != "2025-06-18") for seen in person.seen)
     # Each tool body ran to its end once per round it needed, and finished once.
     assert made.finished["trip"] == 1
-    assert gateway.held.__len__() == 0  # nothing left held
+    assert len(gateway.held) == 0  # nothing left held
 
 
 @pytest.mark.parametrize("upstream_era", ["2025-11-25", "2026-07-28"])

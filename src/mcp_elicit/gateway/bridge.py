@@ -16,6 +16,7 @@ it goes anywhere (:meth:`Bridge.read_answer`), and written in the upstream's
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -109,7 +110,7 @@ class Bridge:
         """A link the policy refuses to show (the caller answers ``cancel`` upstream)."""
         if request.mode != "url" or request.url is None or not self.checks.block_links:
             return False
-        return check_url(request.url, self.checks.url_policy).blocked
+        return _verdict(request.url, self.checks.url_policy).blocked
 
     def question_for(
         self,
@@ -144,7 +145,7 @@ class Bridge:
                 }
             ) from None
         if request.mode == "url" and request.url is not None and self.checks.url_verdicts:
-            verdict = check_url(request.url, self.checks.url_policy)
+            verdict = _verdict(request.url, self.checks.url_policy)
             params["_meta"] = {**(request.meta or {}), VERDICT_META: verdict.to_json()}
         elif request.meta:
             params["_meta"] = dict(request.meta)
@@ -186,6 +187,11 @@ class Bridge:
                 **event,
             }
         )
+
+
+# A link is judged when the gateway decides whether to block it and again when it attaches
+# the verdict; the same links come back round after round.
+_verdict = functools.lru_cache(maxsize=1024)(check_url)
 
 
 def answer_for(

@@ -54,6 +54,7 @@ from mcp_elicit.gateway.upstream import Upstream, declaring
 from mcp_elicit.protocol import (
     ElicitationRequest,
     ElicitResult,
+    InputRequired,
     ProtocolVersion,
     input_required_result,
     parse_input_required_result,
@@ -248,8 +249,7 @@ class Calls:
                 "it again",
             )
         if held is None:
-            held = self.held.new()
-            self.tasks.start_soon(self._run_held, held, down, method, forwarded(params))
+            held = self._start_held(down, method, forwarded(params))
         else:
             key = state.get("key")
             current = held.current
@@ -260,35 +260,30 @@ class Calls:
                     held.expire()
                     self.held.forget(held)
                     return bad.result_for(method)
-                self._deliver(held, current, answer)
+                held.answer(key, answer_for(answer, current.request, self._up_revision))
             elif current is None or current.key != key:
                 raise MCPError(
                     INVALID_PARAMS,
                     "This retry answers a question the call is no "
                     "longer waiting on (it was answered already)",
                 )
+        return await self._next_step(held, down, method)
+
+    async def _next_step(self, held: HeldCall, down: Peer, method: str) -> dict[str, Any]:
+        """What the client's request ends with: the held call's next question, or its
+        outcome (and the call is forgotten)."""
         try:
             step = await held.next_step()
-        except Stale as stale:
+        except Stale as stale:  # it expired while the request waited
             self.held.forget(held)
             raise MCPError(INVALID_PARAMS, str(stale)) from None
         if isinstance(step, Asking):
-            return self._asking_result(held, step, down)
+            state = json.dumps({"call": held.id, "key": step.key})
+            return input_required_result(
+                {step.key: {"method": ELICITATION_CREATE, "params": step.shown}}, state
+            )
         self.held.forget(held)
         return self._finished_result(step, down, method)
-
-    def _deliver(self, held: HeldCall, current: Asking, answer: ElicitResult) -> None:
-        try:
-            held.answer(current.key, answer_for(answer, current.request, self._up_revision))
-        except Stale as stale:
-            raise MCPError(INVALID_PARAMS, str(stale)) from None
-
-    def _asking_result(self, held: HeldCall, step: Asking, down: Peer) -> dict[str, Any]:
-        params = self.bridge.question_for(step.request, R3, down.modes)
-        state = json.dumps({"call": held.id, "key": step.key})
-        return input_required_result(
-            {step.key: {"method": ELICITATION_CREATE, "params": params}}, state
-        )
 
     def _finished_result(self, step: Finished, down: Peer, method: str) -> dict[str, Any]:
         if step.result is not None:
@@ -339,13 +334,14 @@ class Calls:
             for elicitation_id in links.values():
                 if elicitation_id:
                     await self.links.finished(elicitation_id)
+        held = self._start_held(down, method, forwarded(ctx.params))
+        return await self._next_step(held, down, method)
+
+    def _start_held(self, down: Peer, method: str, params: dict[str, Any]) -> HeldCall:
         held = self.held.new()
-        self.tasks.start_soon(self._run_held, held, down, method, forwarded(ctx.params))
-        step = await held.next_step()
-        if isinstance(step, Asking):
-            return self._asking_result(held, step, down)
-        self.held.forget(held)
-        return self._finished_result(step, down, method)
+        self.tasks.start_soon(self._run_held, held, down, method, params)
+        self.tasks.start_soon(self._expire, held)
+        return held
 
     async def _run_held(
         self, held: HeldCall, down: Peer, method: str, params: dict[str, Any]
@@ -355,25 +351,16 @@ class Calls:
         async def asked(raw: dict[str, Any]) -> dict[str, Any]:
             try:
                 request = read_question(raw, up)
-                if self.bridge.blocked(request):
-                    self.bridge.record(
-                        {
-                            "mode": "url",
-                            "url": request.url,
-                            "action": "cancel",
-                            "why": "url-blocked",
-                        }
-                    )
+                if self._blocked(request):
                     return CANCEL
-                self.bridge.question_for(request, R3, down.modes)  # refused before it is held
+                shown = self.bridge.question_for(request, R3, down.modes)  # refused here
             except Refused as refused:
                 raise _mcp_error(refused.error) from None
-            answer: dict[str, Any] = await held.ask(request)
+            answer: dict[str, Any] = await held.ask(request, shown)
             return answer
 
-        async with anyio.create_task_group() as tasks:
-            held.cancel = tasks.cancel_scope.cancel
-            tasks.start_soon(self._expire, held)
+        with anyio.CancelScope() as scope:
+            held.cancel = scope.cancel  # an expired call is cancelled upstream
             try:
                 async with self.upstream.lease(down.modes, asked) as connection:
                     result = await connection.request(method, params)
@@ -383,15 +370,11 @@ class Calls:
             except Exception as error:  # the upstream went away: the client is told
                 logger.warning("a held call failed: %s", error)
                 held.finish(Finished(error=MCPError(INTERNAL_ERROR, "The upstream call failed")))
-            if held.state == "finished":
-                tasks.cancel_scope.cancel()  # the outcome waits; the clock still runs below
         held.cancel = None
-        if held.state == "finished":
-            await self._expire(held)
 
     async def _expire(self, held: HeldCall) -> None:
         """Expire ``held`` (its upstream call is cancelled) once nobody has come back for it
-        within its limit; return early when its outcome has been taken."""
+        within its limit; return when it is forgotten (its outcome was taken)."""
         while self.held.get(held.id) is held:
             at = held.expired_at()
             now = held.clock()
@@ -435,7 +418,11 @@ class Calls:
                     params = retry_params(params, responses, parsed.request_state)
 
     async def _answer_round(
-        self, ctx: ServerRequestContext[Any, Any], down: Peer, parsed: Any, links: _RoundLinks
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        down: Peer,
+        parsed: InputRequired,
+        links: _RoundLinks,
     ) -> tuple[dict[str, Any], bool]:
         responses: dict[str, Any] = {}
         new = False

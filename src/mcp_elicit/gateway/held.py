@@ -26,12 +26,12 @@ Moves:
 - ``asking`` → ``running``: a retry delivers the answer to the current question
   (:meth:`HeldCall.answer`). Only the current key is taken: an answer to an older question
   (a replayed retry), or a second retry racing the first for the same question, is refused
-  (:class:`Stale`), so one question is answered once. An answer the gateway rejects does not
-  move the call: the question is asked again.
+  (:class:`Stale`), so one question is answered once.
 - ``running`` → ``finished``: the upstream call returned (:meth:`HeldCall.finish`).
 - ``asking`` or ``finished`` → ``expired``: no client request has waited on the call for
-  ``limit`` seconds (:meth:`HeldCall.expired_at`); the caller cancels the upstream call and
-  forgets it. While a request waits (:meth:`HeldCall.next_step`) the clock stops: the server
+  ``limit`` seconds (:meth:`HeldCall.expired_at`): :meth:`HeldCall.expire` cancels the
+  upstream call, and the caller forgets it. An answer the gateway rejects expires the call
+  the same way (the server never sees that answer). While a request waits (:meth:`HeldCall.next_step`) the clock stops: the server
   may take as long as it likes to compute.
 
 A finished call is forgotten once a request has taken its outcome. Everything lives in this
@@ -63,10 +63,11 @@ class Stale(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Asking:
-    """The held call waits on question ``key``."""
+    """The held call waits on question ``key`` (``shown``: as the client is asked it)."""
 
     key: str
     request: ElicitationRequest
+    shown: dict[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +104,12 @@ class HeldCall:
 
     # -- the upstream side ---------------------------------------------------------------
 
-    async def ask(self, request: ElicitationRequest) -> Any:
-        """The server asks ``request``: wait for the client's answer (as it came)."""
+    async def ask(self, request: ElicitationRequest, shown: dict[str, Any] | None = None) -> Any:
+        """The server asks ``request`` (``shown`` to the client): wait for the answer."""
         if self.state != "running":
             raise RuntimeError(f"a held call cannot ask while {self.state}")
         self.asked += 1
-        self.current = Asking(f"q{self.asked}", request)
+        self.current = Asking(f"q{self.asked}", request, shown)
         self._answered = anyio.Event()
         self._move("asking")
         await self._answered.wait()
