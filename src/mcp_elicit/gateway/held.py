@@ -31,8 +31,9 @@ Moves:
 - ``asking`` or ``finished`` → ``expired``: no client request has waited on the call for
   ``limit`` seconds (:meth:`HeldCall.expired_at`): :meth:`HeldCall.expire` cancels the
   upstream call, and the caller forgets it. An answer the gateway rejects expires the call
-  the same way (the server never sees that answer). While a request waits (:meth:`HeldCall.next_step`) the clock stops: the server
-  may take as long as it likes to compute.
+  the same way (the server never sees that answer). While a request waits
+  (:meth:`HeldCall.next_step`) the clock stops: the server may take as long as it likes to
+  compute.
 
 A finished call is forgotten once a request has taken its outcome. Everything lives in this
 process's memory: held calls do not cross gateway instances (docs/gateway.md).
