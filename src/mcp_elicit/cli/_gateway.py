@@ -10,7 +10,7 @@ import anyio
 from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._running import server_of
 from mcp_elicit.client import AuditLog
-from mcp_elicit.gateway import DEFAULT_HOLD_LIMIT, Checks, Gateway
+from mcp_elicit.gateway import DEFAULT_HOLD_LIMIT, LINK_WAIT, Checks, Gateway
 
 
 def run_gateway(args: argparse.Namespace) -> int:
@@ -35,6 +35,7 @@ def run_gateway(args: argparse.Namespace) -> int:
         upstream_protocol=args.upstream_protocol,
         headers=dict(args.header),
         hold_limit=args.hold_limit or DEFAULT_HOLD_LIMIT,
+        link_wait=args.link_wait or LINK_WAIT,
     )
     try:
         anyio.run(_serve, gateway, args)

@@ -76,6 +76,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "with an answer (default 1800)",
     )
     gateway.add_argument(
+        "--link-wait",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="after a 2025 server's -32042, how long a 2026-07-28 client's retry waits for "
+        "the server's completion notice before calling it again anyway (default 120)",
+    )
+    gateway.add_argument(
         "--no-answer-check",
         action="store_true",
         help="pass answers on without checking them against the question's schema",

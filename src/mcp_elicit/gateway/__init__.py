@@ -8,8 +8,9 @@ URL mode intact (docs/gateway.md).
 """
 
 from mcp_elicit.gateway.bridge import VERDICT_META, Checks
+from mcp_elicit.gateway.calls import LINK_WAIT
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT
 from mcp_elicit.gateway.serving import Gateway
 from mcp_elicit.gateway.upstream import Upstream
 
-__all__ = ["DEFAULT_HOLD_LIMIT", "VERDICT_META", "Checks", "Gateway", "Upstream"]
+__all__ = ["DEFAULT_HOLD_LIMIT", "LINK_WAIT", "VERDICT_META", "Checks", "Gateway", "Upstream"]

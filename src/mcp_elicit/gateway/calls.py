@@ -50,7 +50,7 @@ from mcp_elicit.gateway.bridge import (
 )
 from mcp_elicit.gateway.held import Asking, Finished, HeldCall, HeldCalls, Stale
 from mcp_elicit.gateway.links import Links
-from mcp_elicit.gateway.upstream import Upstream, declaring
+from mcp_elicit.gateway.upstream import Upstream
 from mcp_elicit.protocol import (
     ElicitationRequest,
     ElicitResult,
@@ -70,9 +70,10 @@ logger = logging.getLogger(__name__)
 ASKING_METHODS = ("tools/call", "prompts/get", "resources/read")
 R3 = ProtocolVersion.V2026_07_28
 _OURS_IN_META = ("io.modelcontextprotocol/", "progressToken")
-LINK_WAIT = 10 * 60.0
+LINK_WAIT = 120.0
 """How long a 2026-07-28 client's retry after a -32042 link waits for the upstream's
-completion notice before the call is tried again anyway."""
+completion notice before the call is tried again anyway (a server that sends no notice costs
+the person this long; one that does is called again as soon as it arrives)."""
 ROUND_MEMORY = 4096
 """Relayed 2026-07-28 rounds remembered (to check answers against their questions): a round
 the gateway no longer remembers is relayed unchecked (the server checks its own)."""
@@ -393,29 +394,28 @@ class Calls:
         links = _RoundLinks()
         pause = 0.5
         with anyio.fail_after(self.input_time_limit):
-            async with declaring(down.modes):
-                while True:
-                    result = await self.upstream.main.request(method, params)
-                    parsed = parse_input_required_result(result)
-                    if isinstance(parsed, list):
-                        raise MCPError(
-                            INTERNAL_ERROR,
-                            "The upstream sent an invalid result: "
-                            + "; ".join(p.message for p in parsed),
-                        )
-                    asked = {} if parsed is None else parsed.elicitations
-                    for finished in links.finished(asked):
-                        await self._complete_downstream(ctx, down, finished)
-                    if parsed is None:
-                        return result
-                    try:
-                        responses, new = await self._answer_round(ctx, down, parsed, links)
-                    except BadAnswer as bad:  # never sent upstream: the rounds end here
-                        return bad.result_for(method)
-                    if not new:  # only links the person is still on: ask the server later
-                        await anyio.sleep(pause)
-                        pause = min(pause * 2, 5.0)
-                    params = retry_params(params, responses, parsed.request_state)
+            while True:
+                result = await self.upstream.request(method, params, down.modes)
+                parsed = parse_input_required_result(result)
+                if isinstance(parsed, list):
+                    raise MCPError(
+                        INTERNAL_ERROR,
+                        "The upstream sent an invalid result: "
+                        + "; ".join(p.message for p in parsed),
+                    )
+                asked = {} if parsed is None else parsed.elicitations
+                for finished in links.finished(asked):
+                    await self._complete_downstream(ctx, down, finished)
+                if parsed is None:
+                    return result
+                try:
+                    responses, new = await self._answer_round(ctx, down, parsed, links)
+                except BadAnswer as bad:  # never sent upstream: the rounds end here
+                    return bad.result_for(method)
+                if not new:  # only links the person is still on: ask the server later
+                    await anyio.sleep(pause)
+                    pause = min(pause * 2, 5.0)
+                params = retry_params(params, responses, parsed.request_state)
 
     async def _answer_round(
         self,
@@ -483,8 +483,7 @@ class Calls:
                         return bad.result_for(method)
                     checked[key] = answer_for(answer, request, R3)
             params["inputResponses"] = checked
-        async with declaring(down.modes):
-            result = await self.upstream.main.request(method, params)
+        result = await self.upstream.request(method, params, down.modes)
         parsed = parse_input_required_result(result)
         if parsed is None or isinstance(parsed, list):
             return result

@@ -30,6 +30,7 @@ from mcp_elicit.gateway.calls import ASKING_METHODS, LINK_WAIT, Calls, forwarded
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT, HeldCalls
 from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.upstream import Upstream
+from mcp_elicit.server.peer import peer_of_request
 
 Handler = Callable[[ServerRequestContext[Any, Any], Any], Awaitable[dict[str, Any]]]
 
@@ -169,7 +170,8 @@ class Gateway:
 
     def _plain(self, method: str) -> Handler:
         async def forward(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
-            result = await self.upstream.main.request(method, forwarded(ctx.params))
+            modes = peer_of_request(ctx).modes
+            result = await self.upstream.request(method, forwarded(ctx.params), modes)
             return completed(result, ctx.protocol_version)
 
         return forward

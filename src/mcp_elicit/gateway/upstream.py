@@ -188,6 +188,18 @@ class Upstream:
 
     # -- sessions -------------------------------------------------------------------------
 
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, modes: ElicitationModes
+    ) -> dict[str, Any]:
+        """``method`` on behalf of a client that declared ``modes``: what a server lists may
+        depend on it (a tool offered only to clients with elicitation). 2026-07-28: on the
+        main connection, declared in the request; push era: on a session declaring them."""
+        if self.rounds:
+            async with declaring(modes):
+                return await self.main.request(method, params)
+        async with self.lease(modes, _nobody_asks) as connection:
+            return await connection.request(method, params)
+
     @asynccontextmanager
     async def lease(self, modes: ElicitationModes, asked: Asked) -> AsyncIterator[Connection]:
         """A push-era session of its own for one call, declaring ``modes``; what it is asked
@@ -202,8 +214,10 @@ class Upstream:
         connection.asked = asked
         try:
             yield connection
+        except MCPError:
+            raise  # the call ended with an error response: the session is fine
         except BaseException:
-            connection.spoiled = True
+            connection.spoiled = True  # cut short (cancelled, or the session failed)
             raise
         finally:
             connection.asked = None
@@ -260,6 +274,10 @@ class Upstream:
         elif isinstance(message, Exception):
             logger.warning("the upstream connection reported: %s", message)
         await anyio.lowlevel.checkpoint()
+
+
+async def _nobody_asks(params: dict[str, Any]) -> dict[str, Any]:
+    raise MCPError(types.INVALID_REQUEST, "This request cannot be asked anything")
 
 
 async def _never_called(context: Any, params: Any) -> Any:  # pragma: no cover - see _Hooks
