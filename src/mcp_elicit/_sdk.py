@@ -19,6 +19,9 @@ Server side:
   channel, the call itself having been answered with its ``CreateTaskResult``. The public
   ``send_request`` reaches that channel, but validates the answer strictly (as above), and
   ``ServerRequestContext`` has no public way to the connection.
+- :func:`connection_of` — the same ``ServerSession._connection``: the session a request belongs
+  to (``ctx.session`` is made per request), which the gateway binds a URL-mode draft link to
+  when no user is signed in.
 - :func:`replace_request_state_security` and :func:`add_request_handler` — only for
   ``Elicitation(server)`` on a server that was built without ``server_options()``: the SDK
   takes ``request_state_security=`` and ``extensions=`` at construction only.
@@ -75,6 +78,12 @@ async def send_raw_session_request(
     options: CallOptions | None = None if timeout is None else {"timeout": timeout}
     outbound = session._connection.outbound
     return await outbound.send_raw_request(method, dict(params), options)
+
+
+def connection_of(session: ServerSession) -> object:
+    """The connection (the MCP session) ``session``'s request came on."""
+    connection: object = session._connection
+    return connection
 
 
 def replace_request_state_security(server: Any, security: RequestStateSecurity) -> None:
@@ -250,6 +259,7 @@ __all__ = [
     "ClientHooks",
     "ElicitingSdkClient",
     "add_request_handler",
+    "connection_of",
     "lowlevel_server_of",
     "replace_request_state_security",
     "sdk_context_of",

@@ -23,10 +23,13 @@ CLI = [sys.executable, "-m", "mcp_elicit"]
 # What a gateway cannot carry, by the era it speaks upstream, with the reason.
 CANNOT = {
     # 2026-07-28 has no -32042: the server's link comes as a URL-mode request, pushed to the
-    # 2025-11-25 client as one (the call completes once the link is finished).
+    # 2025-11-25 (or URL-mode draft) client as one (the call completes once the link is
+    # finished); server-track tracks the link of a -32604.
     "2026-07-28": {
         ("server-url-required-error", "2025-11-25"),
         ("server-url-required-retry", "2025-11-25"),
+        ("server-url-required-error", "url-draft"),
+        ("server-track", "url-draft"),
     },
     # A 2025 server refuses a client without a mode in its own words (a tool error); only a
     # 2026-07-28 server can say -32021.
@@ -34,17 +37,6 @@ CANNOT = {
         ("server-gate-url-mode", "2026-07-28"),
         ("server-gate-capability", "2026-07-28"),
     },
-}
-
-# Not carried yet: the URL-mode draft (2025-06-18 with `elicitation.url`), whose
-# `elicitation/track` the gateway does not serve; the checks find no draft behind it.
-NOT_YET = {
-    ("server-url-request-shape", "url-draft"),
-    ("server-url-required-error", "url-draft"),
-    ("server-track", "url-draft"),
-    ("server-track-unknown-id", "url-draft"),
-    ("server-track-foreign-id", "url-draft"),
-    ("server-gate-url-mode", "url-draft"),
 }
 
 
@@ -90,6 +82,7 @@ def test_checks_that_pass_directly_pass_through_the_gateway(
             "--upstream-protocol",
             upstream_era,
             "--allow-blocked-links",
+            "--url-draft",
             upstream.url(),
         ],
         log=tmp_path / "gateway.log",
@@ -101,4 +94,4 @@ def test_checks_that_pass_directly_pass_through_the_gateway(
     passed = {key for key, status in direct.items() if status == "passed"}
     assert passed, direct
     lost = {key for key in passed if through.get(key) != "passed"}
-    assert lost - NOT_YET == CANNOT[upstream_era], {key: through.get(key) for key in lost}
+    assert lost == CANNOT[upstream_era], {key: through.get(key) for key in lost}

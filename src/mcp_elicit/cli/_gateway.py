@@ -36,6 +36,7 @@ def run_gateway(args: argparse.Namespace) -> int:
         headers=dict(args.header),
         hold_limit=args.hold_limit or DEFAULT_HOLD_LIMIT,
         link_wait=args.link_wait or LINK_WAIT,
+        url_draft=args.url_draft,
     )
     try:
         anyio.run(_serve, gateway, args)

@@ -84,6 +84,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the server's completion notice before calling it again anyway (default 120)",
     )
     gateway.add_argument(
+        "--url-draft",
+        action="store_true",
+        help="take 2025-06-18 clients that declare elicitation.url to speak the URL-mode "
+        "draft (SEP-1036): -32604 and elicitation/track",
+    )
+    gateway.add_argument(
         "--no-answer-check",
         action="store_true",
         help="pass answers on without checking them against the question's schema",

@@ -36,6 +36,7 @@ from typing import Any
 import anyio
 import anyio.abc
 from mcp.server.context import ServerRequestContext
+from mcp.server.request_state import authenticated_principal
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
@@ -110,10 +111,11 @@ class Calls:
     tasks: anyio.abc.TaskGroup
     input_time_limit: float
     link_wait: float = LINK_WAIT
+    url_draft: bool = False  # take a 2025-06-18 client declaring `elicitation.url` as the draft
     _rounds: dict[str, dict[str, ElicitationRequest]] = field(default_factory=dict)
 
     async def call(self, ctx: ServerRequestContext[Any, Any], method: str) -> dict[str, Any]:
-        down = peer_of_request(ctx)
+        down = peer_of_request(ctx, url_draft=self.url_draft)
         if self.upstream.rounds:
             if down.revision is R3:
                 return await self.relay_rounds(ctx, down, method)
@@ -138,10 +140,20 @@ class Calls:
             return None
         params = self.bridge.question_for(request, down.revision, down.modes)
         if request.mode == "url" and request.elicitation_id:
-            self.links.watch(request.elicitation_id, ctx.session, ctx.request_id)
+            self._watch(request.elicitation_id, ctx, down, ctx.request_id)
         raw = await _sdk.send_raw_request(ctx.session, ELICITATION_CREATE, params, timeout=None)
         answer = self._checked(raw, request, down.revision)
         return answer
+
+    def _watch(
+        self, elicitation_id: str, ctx: ServerRequestContext[Any, Any], down: Peer, request_id: Any
+    ) -> None:
+        """Remember a link sent to a push-era client: to pass its completion notice on
+        (2025-11-25), or to answer its ``elicitation/track`` (the URL-mode draft)."""
+        assert down.revision is not None
+        notified = down.revision.rules.completion == "notification"
+        session = ctx.session if notified else None
+        self.links.watch(elicitation_id, session, request_id, owner=owner_of(ctx))
 
     def _blocked(self, request: ElicitationRequest) -> bool:
         if not self.bridge.blocked(request):
@@ -222,7 +234,7 @@ class Calls:
             )
         for request in requests:
             if request.elicitation_id:
-                self.links.watch(request.elicitation_id, ctx.session, None)
+                self._watch(request.elicitation_id, ctx, down, None)
         if raw.get("code") == down.revision.rules.required_error_code:
             return error
         converted = url_required_error(
@@ -457,8 +469,9 @@ class Calls:
     async def _complete_downstream(
         self, ctx: ServerRequestContext[Any, Any], down: Peer, elicitation_id: str
     ) -> None:
-        """2025-11-25: the completion notice, written by the gateway: the 2026-07-28 server
-        stopped asking for the link, so its flow is done."""
+        """The 2026-07-28 server stopped asking for the link, so its flow is done: a 2025-11-25
+        client is sent the notice (written by the gateway), a draft client's track returns."""
+        self.links.resolved(elicitation_id)
         if down.revision is not None and down.revision.rules.completion == "notification":
             await ctx.session.send_elicit_complete(
                 elicitation_id, related_request_id=ctx.request_id
@@ -541,6 +554,11 @@ class _RoundLinks:
         done = self._accepted - still
         self._accepted -= done
         return [self._ids[link] for link in done if link in self._ids]
+
+
+def owner_of(ctx: ServerRequestContext[Any, Any]) -> object:
+    """Who a link sent in answer to ``ctx`` belongs to: the signed-in user, else the session."""
+    return authenticated_principal(ctx) or _sdk.connection_of(ctx.session)
 
 
 def _digest(state: str) -> str:

@@ -2,21 +2,32 @@
 
 A 2025-11-25 server says a link's flow is finished with ``notifications/elicitation/complete``
 naming its ``elicitationId``, possibly after the call that sent the link has ended (after
--32042). The notice goes on to the downstream session the link was sent to, when that client
-speaks a revision with the notice; a 2026-07-28 client's retry waits for it
-(:meth:`Links.finished`). Entries are forgotten after ``ttl`` seconds, or beyond ``size``.
+-32042); for a 2026-07-28 server the gateway decides it (:meth:`Links.resolved`, when the
+server stops asking for the link). The notice goes on to the downstream session the link was
+sent to, when that client speaks a revision with the notice; a 2026-07-28 client's retry
+waits for it (:meth:`Links.finished`); a URL-mode draft client asks with ``elicitation/track``
+(:meth:`Links.track`), and only the client the link was sent to may (its ``owner``: the
+signed-in user, else its session). Entries are forgotten after ``ttl`` seconds, or beyond
+``size``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 logger = logging.getLogger(__name__)
+
+
+PROGRESS_EVERY = 5.0
+"""Seconds between progress notifications while ``elicitation/track`` waits."""
 
 
 @dataclass(eq=False)
@@ -25,6 +36,7 @@ class _Link:
     request_id: Any
     since: float
     done: anyio.Event = field(default_factory=anyio.Event)
+    owner: object = None  # who may track it (URL-mode draft)
 
 
 class Links:
@@ -33,15 +45,17 @@ class Links:
         self.size = size
         self._links: dict[str, _Link] = {}
 
-    def watch(self, elicitation_id: str, session: Any, request_id: Any) -> None:
-        """Remember ``elicitation_id``; tell ``session`` (if any) when it completes."""
+    def watch(
+        self, elicitation_id: str, session: Any, request_id: Any, *, owner: object = None
+    ) -> None:
+        """Remember ``elicitation_id``; tell ``session`` (if any) when it completes; let
+        ``owner`` track it."""
         self._prune()
         found = self._links.get(elicitation_id)
         if found is not None and found.done.is_set():
             return
-        self._links[elicitation_id] = _Link(
-            session, request_id, time.monotonic(), found.done if found else anyio.Event()
-        )
+        done = found.done if found else anyio.Event()
+        self._links[elicitation_id] = _Link(session, request_id, time.monotonic(), done, owner)
 
     async def finished(self, elicitation_id: str) -> None:
         """Return once the upstream has said ``elicitation_id`` is complete."""
@@ -49,6 +63,29 @@ class Links:
         if found is None:
             found = self._links[elicitation_id] = _Link(None, None, time.monotonic())
         await found.done.wait()
+
+    def resolved(self, elicitation_id: str) -> None:
+        """``elicitation_id`` is complete, and its client is told some other way."""
+        found = self._links.get(elicitation_id)
+        if found is not None:
+            found.session = None
+            found.done.set()
+
+    async def track(
+        self, elicitation_id: str, owner: object, progress: Callable[[int], Awaitable[None]]
+    ) -> None:
+        """URL-mode draft: return once ``elicitation_id`` is complete, calling ``progress``
+        meanwhile. Another client's link, or one never sent, is unknown (the same error: an
+        id cannot be probed)."""
+        found = self._links.get(elicitation_id)
+        if found is None or found.owner is None or found.owner != owner:
+            raise MCPError(INVALID_PARAMS, f"unknown elicitation {elicitation_id!r}")
+        step = 0
+        while not found.done.is_set():
+            step += 1
+            await progress(step)
+            with anyio.move_on_after(PROGRESS_EVERY):
+                await found.done.wait()
 
     async def complete(self, elicitation_id: str) -> None:
         """The upstream said ``elicitation_id`` is complete."""

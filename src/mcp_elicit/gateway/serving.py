@@ -26,10 +26,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit.client.connection import DEFAULT_INPUT_TIME_LIMIT
 from mcp_elicit.gateway.bridge import Bridge, Checks
-from mcp_elicit.gateway.calls import ASKING_METHODS, LINK_WAIT, Calls, forwarded
+from mcp_elicit.gateway.calls import ASKING_METHODS, LINK_WAIT, Calls, forwarded, owner_of
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT, HeldCalls
 from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.upstream import Upstream
+from mcp_elicit.protocol.codes import ELICITATION_TRACK
+from mcp_elicit.server.completions import TrackParams
 from mcp_elicit.server.peer import peer_of_request
 
 Handler = Callable[[ServerRequestContext[Any, Any], Any], Awaitable[dict[str, Any]]]
@@ -59,7 +61,9 @@ class Gateway:
 
     ``upstream``: an :class:`~mcp_elicit.gateway.Upstream`, or what it takes (a URL,
     ``StdioServerParameters``, an in-process server). ``upstream_protocol`` pins the
-    upstream's revision (``"auto"``: the newest both speak). ``hold_limit``: how long a held
+    upstream's revision (``"auto"``: the newest both speak). ``url_draft``: take a 2025-06-18
+    client that declares ``elicitation.url`` to speak the URL-mode draft (SEP-1036), and serve
+    its ``elicitation/track``. ``hold_limit``: how long a held
     call waits for a 2026-07-28 client to come back. ``input_time_limit``: how long one call
     may keep asking a push-era client through a 2026-07-28 upstream.
     """
@@ -75,6 +79,7 @@ class Gateway:
         hold_limit: float = DEFAULT_HOLD_LIMIT,
         input_time_limit: float = DEFAULT_INPUT_TIME_LIMIT,
         link_wait: float = LINK_WAIT,
+        url_draft: bool = False,
     ) -> None:
         if isinstance(upstream, Upstream):
             if upstream_protocol != "auto" or headers:
@@ -88,6 +93,7 @@ class Gateway:
         self.links = Links()
         self.input_time_limit = input_time_limit
         self.link_wait = link_wait
+        self.url_draft = url_draft
         self._server: Server[Any] | None = None
         self._stack: AsyncExitStack | None = None
 
@@ -105,6 +111,7 @@ class Gateway:
                 tasks,
                 self.input_time_limit,
                 self.link_wait,
+                self.url_draft,
             )
             self._server = self._build(calls)
             self._stack = stack.pop_all()
@@ -156,6 +163,8 @@ class Gateway:
         for capability, (method, params_type) in _ASKING.items():
             if capability in offered:
                 server.add_request_handler(method, params_type, _asking(calls, method))
+        if self.url_draft:
+            server.add_request_handler(ELICITATION_TRACK, TrackParams, self._track)
         if not self.upstream.rounds:
             # The gateway's own requestState (held calls): sealed, bound, as long as a hold.
             security = RequestStateSecurity.ephemeral(ttl=self.held.limit + 60.0)
@@ -170,11 +179,23 @@ class Gateway:
 
     def _plain(self, method: str) -> Handler:
         async def forward(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
-            modes = peer_of_request(ctx).modes
+            modes = peer_of_request(ctx, url_draft=self.url_draft).modes
             result = await self.upstream.request(method, forwarded(ctx.params), modes)
             return completed(result, ctx.protocol_version)
 
         return forward
+
+    async def _track(
+        self, ctx: ServerRequestContext[Any, Any], params: TrackParams
+    ) -> dict[str, Any]:
+        """The URL-mode draft's ``elicitation/track``, answered from what the gateway knows
+        of the link (the upstream's completion notice, or its rounds)."""
+
+        async def progress(step: int) -> None:
+            await ctx.session.report_progress(step, None, "Waiting for the page to be finished")
+
+        await self.links.track(params.elicitation_id, owner_of(ctx), progress)
+        return {"status": "complete"}
 
 
 def completed(result: dict[str, Any], version: str) -> dict[str, Any]:
