@@ -146,20 +146,22 @@ def sdk_legacy(url: str, tool: str, args: dict[str, Any], answers: list[dict[str
 
 
 def fastmcp_client(url: str, tool: str, args: dict[str, Any], answers: list[dict[str, Any]]) -> Any:
-    """fastmcp's client (2025-11-25), its ``elicitation_handler`` answering."""
+    """fastmcp's client on 2025-11-25 (``mode="legacy"``), its ``elicitation_handler``
+    answering; what it was asked (message, and the URL of a URL-mode request)."""
     from fastmcp import Client as FastMCPClient
     from fastmcp.client.elicitation import ElicitResult
 
     queue = list(answers)
-    seen: list[str] = []
+    seen: list[tuple[str, str | None]] = []
 
     async def handler(message: str, response_type: Any, params: Any, context: Any) -> Any:
-        seen.append(message)
+        seen.append((message, getattr(params, "url", None)))
         answer = queue.pop(0)
         return ElicitResult(action=answer["action"], content=answer.get("content"))
 
     async def run() -> Any:
-        async with FastMCPClient(url, elicitation_handler=handler) as client:
+        async with FastMCPClient(url, elicitation_handler=handler, mode="legacy") as client:
+            assert client.protocol_version == "2025-11-25"
             return await client.call_tool(tool, args, raise_on_error=False)
 
     result = anyio.run(run)
@@ -254,7 +256,7 @@ def test_2026_server_form_to_2025_clients(gateways: dict[str, Served], upstream:
     text, seen, _ = sdk_legacy(url, "test_input_required_result_elicitation", {}, [name])
     assert "Ada" in text and seen[0]["mode"] == "form"
     text, asked = fastmcp_client(url, "test_input_required_result_elicitation", {}, [name])
-    assert "Ada" in text and asked == ["What is your name?"]
+    assert "Ada" in text and asked == [("What is your name?", None)]
     report = ts(url, "test_input_required_result_elicitation", {}, [name], "legacy")
     assert report.data["protocolVersion"] == "2025-11-25" and "Ada" in report.text
 
@@ -268,6 +270,9 @@ def test_our_2026_server_links_reach_2025_clients_with_completion(
     assert seen[0]["mode"] == "url" and seen[0]["url"] == "https://check.invalid/done"
     # 2026-07-28 has no elicitationId: the gateway names the link, and says when it is done.
     assert completions == [seen[0]["elicitationId"]]
+    text, asked = fastmcp_client(url, "test_url_elicitation", {}, [ACCEPT])
+    assert text == "URL elicitation: Accepted"
+    assert asked == [("Open the check page.", "https://check.invalid/done")]
     report = ts(url, "test_url_elicitation_required", {"key": "k3"}, [ACCEPT], "legacy")
     assert report.text == "The link was opened: done."
     assert report.data["completions"] == [report.data["elicitations"][0]["elicitationId"]]
