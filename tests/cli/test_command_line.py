@@ -189,6 +189,11 @@ USAGE_ERRORS = [
     (["gateway", "--bogus", URL], "mcp-elicit gateway", "unrecognized arguments: --bogus"),
     (["gateway", "--hold-limit", "0", URL], "mcp-elicit gateway", "more than 0 seconds"),
     (
+        ["gateway", "--header", "A: b", "--", "true"],
+        "mcp-elicit gateway",
+        "headers are for an upstream given by its http(s):// URL",
+    ),
+    (
         ["gateway", "--upstream-protocol", "1999", URL],
         "mcp-elicit gateway",
         "invalid choice: '1999'",

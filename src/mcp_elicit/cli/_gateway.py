@@ -15,8 +15,6 @@ from mcp_elicit.gateway import DEFAULT_HOLD_LIMIT, LINK_WAIT, Checks, Gateway
 
 def run_gateway(args: argparse.Namespace) -> int:
     target = server_of(args)
-    if args.header and not isinstance(target, str):
-        raise UsageError("--header is for an upstream given by its URL")
     audit = None
     if args.audit:
         try:
@@ -29,15 +27,18 @@ def run_gateway(args: argparse.Namespace) -> int:
         block_links=not args.allow_blocked_links,
         audit=audit,
     )
-    gateway = Gateway(
-        target,
-        checks=checks,
-        upstream_protocol=args.upstream_protocol,
-        headers=dict(args.header),
-        hold_limit=args.hold_limit or DEFAULT_HOLD_LIMIT,
-        link_wait=args.link_wait or LINK_WAIT,
-        url_draft=args.url_draft,
-    )
+    try:
+        gateway = Gateway(
+            target,
+            checks=checks,
+            upstream_protocol=args.upstream_protocol,
+            headers=dict(args.header),
+            hold_limit=args.hold_limit or DEFAULT_HOLD_LIMIT,
+            link_wait=args.link_wait or LINK_WAIT,
+            url_draft=args.url_draft,
+        )
+    except ValueError as error:  # what the gateway refuses (headers for a stdio upstream)
+        raise UsageError(str(error)) from None
     try:
         anyio.run(_serve, gateway, args)
     finally:

@@ -10,7 +10,7 @@ modes asked for, and ``elicitation/create`` arrives raw.
 - The *main* connection carries the lists, completions, and on 2026-07-28 every call: a
   2026-07-28 request declares the client's capabilities in its own ``_meta``, so the
   gateway stamps there, request by request, exactly what the downstream client declared
-  (:func:`declaring`).
+  (:meth:`Upstream.request`).
 - On a push-era upstream (2025-06-18, 2025-11-25) a question arrives as a request of the
   server's, on the session, with nothing that says which call it is for: stdio has no such
   link, and the SDK's Streamable HTTP client drops the stream a request came on. So each
@@ -68,7 +68,7 @@ sessions, few enough that a burst does not leave hundreds open."""
 
 
 @asynccontextmanager
-async def declaring(modes: ElicitationModes) -> AsyncIterator[None]:
+async def _declaring(modes: ElicitationModes) -> AsyncIterator[None]:
     """2026-07-28: requests sent upstream inside this block declare ``modes`` (the downstream
     client's) in their ``_meta``."""
     token = _DECLARED.set(modes)
@@ -195,7 +195,7 @@ class Upstream:
         depend on it (a tool offered only to clients with elicitation). 2026-07-28: on the
         main connection, declared in the request; push era: on a session declaring them."""
         if self.rounds:
-            async with declaring(modes):
+            async with _declaring(modes):
                 return await self.main.request(method, params)
         async with self.lease(modes, _nobody_asks) as connection:
             return await connection.request(method, params)
@@ -343,4 +343,4 @@ def _elicitation_capability(
     return types.ElicitationCapability.model_validate(declared)
 
 
-__all__ = ["Asked", "Connection", "Upstream", "declaring"]
+__all__ = ["Asked", "Connection", "Upstream"]
