@@ -147,7 +147,7 @@ async def test_url_questions_carry_the_link_unchanged_and_its_verdict(sdk_mode: 
     assert text(result) == "accept"
     assert seen[0]["url"] == link
     assert seen[0]["mode"] == "url"
-    if sdk_mode == "legacy":  # 2025-11-25; the SDK's 2026-07-28 input requests drop `_meta`
+    if sdk_mode == "legacy":  # 2025-11-25: the SDK's server strips `_meta` from 2026 input requests
         assert seen[0]["elicitationId"] == "flow-1"
         assert seen[0]["_meta"][VERDICT_META]["registrable_domain"] == "example.com"
 
