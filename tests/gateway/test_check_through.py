@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.gateway.support import CLI, ROOT, gateway, python_server
 from tests.served import Served
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).parent.parent.parent
-CLI = [sys.executable, "-m", "mcp_elicit"]
 
 # What a gateway cannot carry, by the era it speaks upstream, with the reason.
 CANNOT = {
@@ -42,14 +40,8 @@ CANNOT = {
 
 @pytest.fixture(scope="module")
 def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    served = Served(
-        lambda port: [
-            sys.executable,
-            str(ROOT / "examples/conformance_server.py"),
-            "--port",
-            str(port),
-        ],
-        log=tmp_path_factory.mktemp("upstream") / "log",
+    served = python_server(
+        "examples/conformance_server.py", "--port", log=tmp_path_factory.mktemp("upstream") / "log"
     )
     yield served
     served.stop()
@@ -73,24 +65,13 @@ def test_checks_that_pass_directly_pass_through_the_gateway(
     upstream: Served, upstream_era: str, tmp_path: Path
 ) -> None:
     direct = checks(upstream.url())
-    gateway = Served(
-        lambda port: [
-            *CLI,
-            "gateway",
-            "--http",
-            str(port),
-            "--upstream-protocol",
-            upstream_era,
-            "--allow-blocked-links",
-            "--url-draft",
-            upstream.url(),
-        ],
-        log=tmp_path / "gateway.log",
+    through_gateway = gateway(
+        lambda: [upstream.url()], upstream_era, "--url-draft", log=tmp_path / "gateway.log"
     )
     try:
-        through = checks(gateway.url())
+        through = checks(through_gateway.url())
     finally:
-        gateway.stop()
+        through_gateway.stop()
     passed = {key for key, status in direct.items() if status == "passed"}
     assert passed, direct
     lost = {key for key in passed if through.get(key) != "passed"}

@@ -15,9 +15,7 @@ links lead nowhere (``.invalid``), so the gateway runs with ``--allow-blocked-li
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -27,6 +25,7 @@ from mcp import Client
 
 from mcp_elicit.client import ElicitingClient
 from mcp_elicit.protocol import FORM_AND_URL
+from tests.gateway.support import gateway, python_server
 from tests.peers import server_everything_command
 from tests.served import Served
 from tests.server.test_typescript_client import ts_client
@@ -34,39 +33,15 @@ from tests.server_support import Person, _ScriptedHandler
 
 pytestmark = [pytest.mark.slow, pytest.mark.node]
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "mcp_elicit"]
 EMAIL = {"username": "ada", "email": "ada@example.com"}
 ACCEPT = {"action": "accept"}
 
 
-def _gateway(tmp: Path, upstream: list[str], era: str) -> Served:
-    return Served(
-        lambda port: [
-            *CLI,
-            "gateway",
-            "--http",
-            str(port),
-            "--upstream-protocol",
-            era,
-            "--allow-blocked-links",
-            "--link-wait",
-            "3",
-            *upstream(),
-        ],
-        log=tmp / f"gateway-{era}.log",
-    )
-
-
 @pytest.fixture(scope="module")
 def sdk_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    served = Served(
-        lambda port: [
-            sys.executable,
-            str(ROOT / "tests/peer_servers/sdk_check_server.py"),
-            "--http",
-            str(port),
-        ],
+    served = python_server(
+        "tests/peer_servers/sdk_check_server.py",
+        "--http",
         log=tmp_path_factory.mktemp("sdk") / "log",
     )
     yield served
@@ -75,14 +50,8 @@ def sdk_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 @pytest.fixture(scope="module")
 def our_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    served = Served(
-        lambda port: [
-            sys.executable,
-            str(ROOT / "examples/conformance_server.py"),
-            "--port",
-            str(port),
-        ],
-        log=tmp_path_factory.mktemp("ours") / "log",
+    served = python_server(
+        "examples/conformance_server.py", "--port", log=tmp_path_factory.mktemp("ours") / "log"
     )
     yield served
     served.stop()
@@ -94,12 +63,13 @@ def gateways(
 ) -> Iterator[dict[str, Served]]:
     tmp = tmp_path_factory.mktemp("gateways")
     made = {
-        "sdk-2025": _gateway(tmp, lambda: [sdk_server.url()], "2025-11-25"),
-        "everything-2025": _gateway(
-            tmp, lambda: ["--", *server_everything_command()], "2025-11-25"
-        ),
-        "sdk-2026": _gateway(tmp, lambda: [sdk_server.url()], "2026-07-28"),
-        "ours-2026": _gateway(tmp, lambda: [our_server.url()], "2026-07-28"),
+        name: gateway(upstream, era, "--link-wait", "3", log=tmp / f"{name}.log")
+        for name, upstream, era in (
+            ("sdk-2025", lambda: [sdk_server.url()], "2025-11-25"),
+            ("everything-2025", lambda: ["--", *server_everything_command()], "2025-11-25"),
+            ("sdk-2026", lambda: [sdk_server.url()], "2026-07-28"),
+            ("ours-2026", lambda: [our_server.url()], "2026-07-28"),
+        )
     }
     yield made
     for served in made.values():
