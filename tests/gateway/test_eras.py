@@ -8,6 +8,7 @@ shape, and every answer reaches the server."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -18,7 +19,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
-from mcp_elicit.gateway import Gateway
+from mcp_elicit.client import AuditLog
+from mcp_elicit.gateway import Checks, Gateway
 from mcp_elicit.gateway.bridge import VERDICT_META
 from tests.server_support import Person, booking_server, connect, text
 
@@ -174,3 +176,25 @@ def _call(name: str, state: str) -> Any:
 
 def _raw() -> Any:
     return TypeAdapter(dict[str, Any])
+
+
+async def test_the_audit_log_records_each_question_with_answers_redacted(tmp_path: Path) -> None:
+    made = booking_server()
+    log = tmp_path / "audit.jsonl"
+    audit = AuditLog(log)
+    try:
+        async with (
+            Gateway(
+                made.server, upstream_protocol="2025-11-25", checks=Checks(audit=audit)
+            ) as gateway,
+            connect(gateway.server, "2026-07-28", Person([dict(WHO), dict(SURE), dict(ROOM)])) as c,
+        ):
+            await c.call_tool("trip", {})
+    finally:
+        audit.close()
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["message"] for e in entries] == ["Who travels?", "Go ahead?", "Which room?"]
+    assert all(e["by"] == "gateway" and e["action"] == "accept" for e in entries)
+    assert entries[0]["content"] == {"name": "[redacted]"}
+    assert "Ada" not in log.read_text()
+    assert log.stat().st_mode & 0o777 == 0o600
