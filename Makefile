@@ -11,7 +11,7 @@ NPM ?= npm
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup peers browser nginx load compat demo test test-fast lint typecheck pytest bench screenshots clean
+.PHONY: setup peers browser nginx zh-locale load compat demo test test-fast lint typecheck pytest bench screenshots catalogs clean
 
 setup: $(VENV)/.synced
 
@@ -43,6 +43,13 @@ browser:
 	  { apt-get install -y -q chromium >/dev/null || \
 	    { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; }; } || { \
 	  echo "make browser: $(CHROMIUM) is missing; install Debian's chromium (apt-get install chromium)" >&2; \
+	  exit 1; }
+	@# Chinese pages (docs/languages.md) need a font with Chinese characters, or they show boxes.
+	@fc-list :lang=zh 2>/dev/null | grep -q . || { \
+	  [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  { apt-get install -y -q fonts-noto-cjk >/dev/null || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q fonts-noto-cjk >/dev/null; }; }; } || { \
+	  echo "make browser: no font with Chinese characters; install Debian's fonts-noto-cjk" >&2; \
 	  exit 1; }
 
 # nginx in front of several server instances (tests/nginx_support.py): Debian's package, the
@@ -77,7 +84,16 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy --strict src
 
-pytest: setup peers browser nginx
+# The terminal in Chinese (tests/demo/test_demo_languages.py) runs under zh_CN.UTF-8: glibc
+# builds that locale from Debian's locales data when it is missing and we are root.
+zh-locale:
+	@locale -a 2>/dev/null | grep -qix 'zh_CN.utf-\?8' || { \
+	  [ "$$(id -u)" = 0 ] && { test -d /usr/share/i18n/locales || apt-get install -y -q locales >/dev/null; } && \
+	  localedef -i zh_CN -f UTF-8 zh_CN.UTF-8; } || { \
+	  echo "make zh-locale: the zh_CN.UTF-8 locale is missing; generate it (localedef -i zh_CN -f UTF-8 zh_CN.UTF-8)" >&2; \
+	  exit 1; }
+
+pytest: setup peers browser nginx zh-locale
 	$(PY) -m pytest
 
 test: lint typecheck pytest
@@ -95,7 +111,15 @@ conformance: setup peers
 
 # The pictures in docs/ come from the browser tests: this runs them writing into docs/images.
 screenshots: setup peers browser
-	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q -m browser tests/server/test_pages_browser.py tests/client/test_web_browser.py tests/client/test_web_attachments.py
+	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q -m browser tests/server/test_pages_browser.py tests/client/test_web_browser.py tests/client/test_web_attachments.py tests/server/test_pages_languages.py tests/client/test_web_languages.py
+
+# The message catalogs (docs/languages.md): extract every marked string into
+# src/mcp_elicit/i18n/messages.pot and bring each locales/*.po up to date with it, then list
+# what any language still lacks. `make catalogs NEW=fr` starts a new language's file first.
+catalogs: setup
+	$(if $(NEW),$(PY) -m mcp_elicit.i18n.tool new $(NEW))
+	$(PY) -m mcp_elicit.i18n.tool update
+	$(PY) -m mcp_elicit.i18n.tool check
 
 bench: setup
 	$(PY) bench/run.py

@@ -68,3 +68,13 @@ def _marked_honestly(
         yield
     finally:
         markers.current = frozenset()
+
+
+@pytest.fixture(autouse=True)
+def _no_pseudo_locale_left() -> Iterator[None]:
+    """A test that installs the pseudo-locale (tests/i18n_support.py) has it to itself: it is
+    taken away after, so that the next test sees only the languages that have catalogs."""
+    yield
+    from tests import i18n_support
+
+    i18n_support.uninstall()

@@ -21,10 +21,13 @@ DIRECT: dict[str, set[str]] = {
     "client": {"protocol", "forms", "urls", "_sdk"},
     "server": {"protocol", "forms", "flows", "_sdk"},
     "flows": {"stores"},
-    "protocol": set(),
-    "forms": set(),
-    "urls": set(),
+    "protocol": {"i18n"},
+    "forms": {"i18n"},
+    "urls": {"i18n"},
     "stores": set(),
+    # The person's language (catalogs, the language in effect): a leaf under everything that
+    # shows words. It reads its own catalog files once, on first use, and nothing else.
+    "i18n": set(),
     # The SDK's private names (mcp_elicit/_sdk.py): a leaf under client and server.
     "_sdk": set(),
 }

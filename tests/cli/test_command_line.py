@@ -168,6 +168,11 @@ USAGE_ERRORS = [
     ),
     (["schema", "validate", "s.json"], "mcp-elicit schema validate", "required: ANSWER_FILE"),
     (
+        ["schema", "validate", "s.json", "a.json", "--lang", "fr"],
+        "mcp-elicit schema validate",
+        "argument --lang: no catalog for language 'fr'; the languages are en, zh-Hans",
+    ),
+    (
         ["schema", "convert", "s.json", "--bogus", "--to", "draft"],
         "mcp-elicit schema convert",
         "unrecognized arguments: --bogus",

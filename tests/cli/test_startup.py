@@ -43,6 +43,10 @@ LIGHT = {
     "typing",
     "mcp_elicit",
     "mcp_elicit.cli",  # from mcp_elicit.cli import call_command, ...
+    # The parsers' help is in the person's language: the catalogs (Babel's locale data only;
+    # a catalog is read when a language other than English is asked for).
+    "mcp_elicit.i18n",
+    "mcp_elicit.i18n.choosing",
     *(f"mcp_elicit.cli.{name.removesuffix('.py')}" for name in PARSER_MODULES),
 }
 

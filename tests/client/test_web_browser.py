@@ -106,12 +106,12 @@ class Host:
 
 @asynccontextmanager
 async def hosting(
-    protocol: str = "2025-11-25", *, closed_after: float = 5.0
+    protocol: str = "2025-11-25", *, closed_after: float = 5.0, language: str | None = None
 ) -> AsyncIterator[Host]:
     made = build()
     opened: list[str] = []
     async with WebRenderer(
-        opener=opened.append, announce=None, closed_after=closed_after
+        opener=opened.append, announce=None, closed_after=closed_after, language=language
     ) as renderer:
         # The page opens links itself, from the person's click: the handler, given an opener
         # that records into the same list, must not call it (WebRenderer.opens_links).

@@ -41,12 +41,17 @@ class Demo:
         self.panes: list[Pane] = []
         self.taken: list[str] = []
 
-    def start(self, protocol: str, *options: str) -> Pane:
+    def start(self, protocol: str, *options: str, env: dict[str, str] | None = None) -> Pane:
         env = {
             "BROWSER": str(self.opener),
             "PATH": os.environ.get("PATH", ""),
             "TERM": "xterm",
             "XDG_STATE_HOME": str(self.state),
+            # English unless a test says otherwise, whatever the locale of the machine.
+            "LC_ALL": "",
+            "LC_MESSAGES": "",
+            "LANG": "C.UTF-8",
+            **(env or {}),
         }
         pane = Pane([*MCP_ELICIT, "demo", "--protocol", protocol, *options], env)
         self.panes.append(pane)

@@ -1,6 +1,10 @@
 """What a check run found: one outcome per check and revision, printed the official suite's
 way (a line per check, then ``Passed: X/Y, N failed``) or as JSON for CI.
 
+The human report is in the language in effect (:mod:`mcp_elicit.i18n`), but for what was seen
+(``Outcome.seen``): that is the evidence, the same words as in the JSON report. The JSON report
+is never translated: programs read it.
+
 Exit status: 0 when nothing failed (skipped and not-applicable checks are not failures),
 1 when a check failed. (2, bad usage, is the command line's.)
 """
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_elicit.check.catalog import CHECKS
+from mcp_elicit.i18n import N_, _
 
 
 class Status(enum.StrEnum):
@@ -24,6 +29,14 @@ class Status(enum.StrEnum):
     NOT_APPLICABLE = "not applicable"
     """The rule does not exist in this setting (one session over stdio, for instance)."""
 
+
+# A status as a person reads it (the JSON report has ``Status.value``).
+STATUS_WORDS = {
+    Status.PASSED: N_("passed"),
+    Status.FAILED: N_("failed"),
+    Status.SKIPPED: N_("skipped"),
+    Status.NOT_APPLICABLE: N_("not applicable"),
+}
 
 MARKS = {
     Status.PASSED: "✓",
@@ -43,13 +56,16 @@ class Outcome:
     failure or a skip."""
 
     def line(self) -> str:
-        return f"{MARKS[self.status]} {self.check} [{self.revision}] {self.status}: {self.seen}"
+        status = _(STATUS_WORDS[self.status])
+        return f"{MARKS[self.status]} {self.check} [{self.revision}] {status}: {self.seen}"
 
     def lines(self) -> list[str]:
         """The line, and for a failure the spec text the check rests on."""
         found = [self.line()]
         if self.status is Status.FAILED:
-            found.extend(f"    spec: {ref}" for ref in CHECKS[self.check].spec)
+            found.extend(
+                "    " + _("spec: {ref}").format(ref=ref) for ref in CHECKS[self.check].spec
+            )
         return found
 
     def as_json(self) -> dict[str, Any]:
@@ -85,16 +101,19 @@ class Report:
         return 1 if self.count(Status.FAILED) else 0
 
     def summary(self) -> str:
-        text = f"Passed: {self.count(Status.PASSED)}/{self.ran}, {self.count(Status.FAILED)} failed"
-        others = [
-            f"{self.count(status)} {status.value}"
-            for status in (Status.SKIPPED, Status.NOT_APPLICABLE)
-            if self.count(status)
-        ]
-        return f"{text}, {', '.join(others)}" if others else text
+        text = _("Passed: {passed}/{ran}, {failed} failed").format(
+            passed=self.count(Status.PASSED), ran=self.ran, failed=self.count(Status.FAILED)
+        )
+        if skipped := self.count(Status.SKIPPED):
+            text = _("{list}, {item}").format(list=text, item=_("{n} skipped").format(n=skipped))
+        if not_applicable := self.count(Status.NOT_APPLICABLE):
+            text = _("{list}, {item}").format(
+                list=text, item=_("{n} not applicable").format(n=not_applicable)
+            )
+        return text
 
     def text(self) -> str:
-        lines = [f"Checking {self.target}"]
+        lines = [_("Checking {target}").format(target=self.target)]
         for outcome in self.outcomes:
             lines.extend(outcome.lines())
         lines.append("")

@@ -8,6 +8,13 @@ from mcp_elicit.check.catalog import CHECKS, REVISIONS
 from mcp_elicit.check.probe import Target
 from mcp_elicit.check.report import Outcome, Report
 from mcp_elicit.check.server_checks import ServerRun, run_check
+from mcp_elicit.i18n import N_, _
+
+# What ``select`` says of a check ID that does not exist, by side.
+_NO_SUCH_CHECK = {
+    "server": N_("no server check {check}; one of: {checks}"),
+    "client": N_("no client check {check}; one of: {checks}"),
+}
 
 
 class UnknownCheck(ValueError):
@@ -21,11 +28,19 @@ def select(
     revision that has it (or those named)."""
     for revision in revisions:
         if revision not in REVISIONS:
-            raise UnknownCheck(f"no revision {revision!r}; one of: {', '.join(REVISIONS)}")
+            raise UnknownCheck(
+                _("no revision {revision}; one of: {revisions}").format(
+                    revision=repr(revision), revisions=", ".join(REVISIONS)
+                )
+            )
     known = [check.id for check in CHECKS.values() if check.side == side]
     for check_id in ids:
         if check_id not in known:
-            raise UnknownCheck(f"no {side} check {check_id!r}; one of: {', '.join(known)}")
+            raise UnknownCheck(
+                _(_NO_SUCH_CHECK[side]).format(check=repr(check_id), checks=", ".join(known))
+                if side in _NO_SUCH_CHECK
+                else f"no {side} check {check_id!r}"
+            )
     chosen = list(ids) or known
     return [
         (check_id, revision)

@@ -29,7 +29,9 @@ from mcp_elicit.cli import (
 )
 from mcp_elicit.cli._host import split_command
 from mcp_elicit.cli._io import UsageError
-from mcp_elicit.cli._parsing import CommandParser
+from mcp_elicit.cli._parsing import CommandParser, language_asked
+from mcp_elicit.i18n import _, from_environment, set_default_language
+from mcp_elicit.i18n.choosing import match
 
 # The commands that take a server's command after `--`, last on the line.
 _HOSTS = ("connect", "call", "check", "gateway")
@@ -41,9 +43,14 @@ CLOSED_OUTPUT = 128 + 13  # SIGPIPE
 def build_parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog="mcp-elicit",
-        description="Model Context Protocol elicitation: forms, URL mode, every revision.",
+        description=_("Model Context Protocol elicitation: forms, URL mode, every revision."),
     )
-    parser.add_argument("--version", action="version", version=f"mcp-elicit {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"mcp-elicit {__version__}",
+        help=_("show program's version number and exit"),
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in (
         demo_command,
@@ -96,8 +103,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str]) -> int:
+    # The language first: the parsers' help is written in it. A --lang with no catalog is
+    # left to the parser, which says so as the command's usage error.
+    asked = language_asked(argv)
+    tag = (match(asked) if asked is not None else None) or from_environment()
+    set_default_language(tag)
     parser = build_parser()
     args = parse(argv, parser)
+    if getattr(args, "lang", tag) != tag:  # an abbreviation (--la): the help is built by now
+        set_default_language(args.lang)
     try:
         status: int = args.run(args)
     except UsageError as exc:

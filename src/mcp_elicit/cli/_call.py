@@ -25,8 +25,9 @@ from mcp_elicit.client import AnswersError, ElicitingClient, ScriptedRenderer, l
 from mcp_elicit.client.handler import open_in_browser
 from mcp_elicit.client.prompts import Notice
 from mcp_elicit.client.renderer import Renderer
+from mcp_elicit.i18n import N_, _
 
-NO_PERSON = (
+NO_PERSON = N_(
     "no terminal and no --answers file: any question the server asks will be cancelled (no-person)"
 )
 
@@ -54,7 +55,7 @@ def call(args: argparse.Namespace) -> int:
     if renderer is None:
         # Nobody to ask: the handler cancels every question (the audit log says "no-person").
         # Said once, up front, rather than found out afterwards from a cancelled result.
-        say(NO_PERSON)
+        say(_(NO_PERSON))
     client = ElicitingClient(
         server,
         handler,
@@ -89,9 +90,13 @@ def _arguments(text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        raise UsageError(f"--args: not JSON: {error.msg} at column {error.colno}") from None
+        raise UsageError(
+            _("--args: not JSON: {why} at column {column}").format(
+                why=error.msg, column=error.colno
+            )
+        ) from None
     if not isinstance(value, dict):
-        raise UsageError("--args: must be a JSON object of the tool's arguments")
+        raise UsageError(_("--args: must be a JSON object of the tool's arguments"))
     return value
 
 
@@ -108,11 +113,16 @@ def _print_result(result: dict[str, Any]) -> None:
 
 
 def _say_consent(url: str) -> None:
-    say(f"consented to open {url}")
+    say(_("consented to open {url}").format(url=url))
+
+
+# A notice's level, as a person reads it.
+_LEVELS = {"info": N_("info"), "warning": N_("warning"), "error": N_("error")}
 
 
 def _say_notice(notice: Notice) -> None:
-    say(f"{notice.level}: {notice.server}: {notice.text}")
+    level = _LEVELS.get(notice.level)
+    say(f"{_(level) if level else notice.level}: {notice.server}: {notice.text}")
 
 
 def _screen() -> Any:

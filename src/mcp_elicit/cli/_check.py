@@ -17,37 +17,43 @@ from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._running import announce_log, server_of
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.targets import describe
+from mcp_elicit.i18n import _, current_language, language
 
 
 def check_server(args: argparse.Namespace) -> int:
     target = server_of(args)
     assert isinstance(target, str | StdioServerParameters | LoggedStdioServer)
     if not isinstance(target, str) and (args.header or args.other_header):
-        raise UsageError("--header and --other-header are for a server given by its URL")
+        raise UsageError(_("--header and --other-header are for a server given by its URL"))
     ids = _ids(args, revisions=args.protocol, side="server")
     progress = _progress(args, describe(target))
     announce_log(target)
-    report = anyio.run(
-        lambda: run_checks(
-            target,
-            ids=ids,
-            revisions=args.protocol,
-            headers=dict(args.header),
-            other_headers=dict(args.other_header) if args.other_header else None,
-            name=describe(target),
-            progress=progress,
+    # The checks run in English, whatever the person's language: what they see on the wire is
+    # evidence, in the JSON report as in the human one (only the report's own words follow
+    # the person's language, as it is printed).
+    with language("en"):
+        report = anyio.run(
+            lambda: run_checks(
+                target,
+                ids=ids,
+                revisions=args.protocol,
+                headers=dict(args.header),
+                other_headers=dict(args.other_header) if args.other_header else None,
+                name=describe(target),
+                progress=progress,
+            )
         )
-    )
     return _finish(args, report)
 
 
 def check_client(args: argparse.Namespace) -> int:
     if args.server_command == [] or args.server_command is None:
-        raise UsageError("no client: give its command after '--', last on the line")
+        raise UsageError(_("no client: give its command after '--', last on the line"))
     command = list(args.server_command)
     ids = _ids(args, revisions=(), side="client")
     progress = _progress(args, " ".join(command))
-    report = anyio.run(lambda: run_client_checks(command, ids=ids, progress=progress))
+    with language("en"):
+        report = anyio.run(lambda: run_client_checks(command, ids=ids, progress=progress))
     return _finish(args, report)
 
 
@@ -61,12 +67,14 @@ def _ids(args: argparse.Namespace, *, revisions: Sequence[str], side: str) -> li
 
 
 def _progress(args: argparse.Namespace, target: str) -> Callable[[Outcome], None]:
+    person = current_language()
     if not args.json:
-        print(f"Checking {target}", flush=True)
+        print(_("Checking {target}").format(target=target), flush=True)
 
     def progress(outcome: Outcome) -> None:
         if not args.json:
-            print("\n".join(outcome.lines()), flush=True)
+            with language(person):
+                print("\n".join(outcome.lines()), flush=True)
 
     return progress
 

@@ -19,16 +19,24 @@ from mcp_elicit.cli._running import (
     stopped_server,
 )
 from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
+from mcp_elicit.i18n import N_, _, aligned
 
 if TYPE_CHECKING:
     from mcp_elicit.client.web import WebRenderer
 
-HELP = """\
-Commands:
-  tools                 list the server's tools
-  call TOOL [JSON]      call TOOL with a JSON object of arguments (default {})
-  help                  show this help
-  quit                  disconnect (also Ctrl-D)"""
+# The prompt's commands (typed as they are, in any language) and what each does.
+COMMANDS = (
+    ("tools", N_("list the server's tools")),
+    ("call TOOL [JSON]", N_("call TOOL with a JSON object of arguments (default {{}})")),
+    ("help", N_("show this help")),
+    ("quit", N_("disconnect (also Ctrl-D)")),
+)
+
+
+def help_text() -> str:
+    """What ``help`` prints at the ``mcp>`` prompt, in the language in effect."""
+    rows = [(f"{command} ", _(does).format()) for command, does in COMMANDS]
+    return "\n".join([_("Commands:"), *aligned(rows, indent="  ")])
 
 
 def connect(args: argparse.Namespace) -> int:
@@ -66,7 +74,11 @@ async def _web_session(page: WebRenderer, client: ElicitingClient) -> int:
         async with page:
             return await _session(client)
     except OSError as error:  # no loopback socket to serve the page on
-        print(f"mcp-elicit: cannot serve the answer page on 127.0.0.1: {error}", flush=True)
+        print(
+            "mcp-elicit: "
+            + _("cannot serve the answer page on 127.0.0.1: {why}").format(why=error),
+            flush=True,
+        )
         return 1
 
 
@@ -84,8 +96,9 @@ async def _session(client: ElicitingClient) -> int:
 
 async def repl(client: ElicitingClient, session: Any) -> int:
     print(
-        f"Connected to {client.server_name} (protocol {client.protocol_version}). "
-        "Type 'help' for commands.",
+        _("Connected to {server} (protocol {protocol}). Type 'help' for commands.").format(
+            server=client.server_name, protocol=client.protocol_version
+        ),
         flush=True,
     )
     while True:
@@ -97,17 +110,21 @@ async def repl(client: ElicitingClient, session: Any) -> int:
             return 0
         if not line:
             continue
-        command, _, rest = line.partition(" ")
+        command, _space, rest = line.partition(" ")
         if command in ("quit", "exit"):
             return 0
         if command == "help":
-            print(HELP)
+            print(help_text())
         elif command == "tools":
             await _tools(client)
         elif command == "call":
             await _call(client, rest.strip())
         else:
-            print(f"Unknown command {command!r}. Type 'help' for commands.")
+            print(
+                _("Unknown command {command}. Type 'help' for commands.").format(
+                    command=repr(command)
+                )
+            )
         if stopped_server(client.server) is not None:
             return 1  # nothing more can be asked of it; the error said where its log is
 
@@ -115,32 +132,42 @@ async def repl(client: ElicitingClient, session: Any) -> int:
 async def _tools(client: ElicitingClient) -> None:
     tools = await client.list_tools()
     if not tools:
-        print("No tools.")
+        print(_("No tools."))
     for tool in tools:
         summary = (tool.description or "").strip().splitlines()
         print(f"  {tool.name}" + (f" — {summary[0]}" if summary else ""))
 
 
 async def _call(client: ElicitingClient, rest: str) -> None:
-    name, _, text = rest.partition(" ")
+    name, _space, text = rest.partition(" ")
     if not name:
-        print("Usage: call TOOL [JSON]")
+        print(_("Usage: call TOOL [JSON]"))
         return
     try:
         arguments = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as error:
-        print(f"Arguments are not JSON: {error.msg} at column {error.colno}")
+        print(
+            _("Arguments are not JSON: {why} at column {column}").format(
+                why=error.msg, column=error.colno
+            )
+        )
         return
     if not isinstance(arguments, dict):
-        print('Arguments must be a JSON object, e.g. {"city": "Paris"}')
+        print(
+            _("Arguments must be a JSON object, e.g. {example}").format(example='{"city": "Paris"}')
+        )
         return
     try:
         result = await client.call_tool(name, arguments)
     except (MCPError, UrlElicitationLoop, TimeoutError) as error:
-        print(f"Error: {describe_failure(error, tool=name, server=client.server)}")
+        print(
+            _("Error: {message}").format(
+                message=describe_failure(error, tool=name, server=client.server)
+            )
+        )
         return
     dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    print("Result (error):" if result.is_error else "Result:")
+    print(_("Result (error):") if result.is_error else _("Result:"))
     for item in dumped.get("content", []):
         text_item = item.get("text") if item.get("type") == "text" else json.dumps(item)
         print(f"  {text_item}")

@@ -15,6 +15,7 @@ from mcp_elicit.cli._host import say
 from mcp_elicit.cli._running import announce_log, describe_failure, stopped_server
 from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy
 from mcp_elicit.client.server_log import logged, state_directory
+from mcp_elicit.i18n import N_, _
 from mcp_elicit.urls import UrlPolicy
 
 if TYPE_CHECKING:
@@ -26,8 +27,10 @@ if TYPE_CHECKING:
 def demo(args: argparse.Namespace) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         say(
-            "the demo asks you questions, so it needs a terminal; "
-            "for a tour that needs none: mcp-elicit demo --tour"
+            _(
+                "the demo asks you questions, so it needs a terminal; "
+                "for a tour that needs none: mcp-elicit demo --tour"
+            )
         )
         return 2
     from mcp_elicit.demo.showcase import server_command
@@ -53,13 +56,13 @@ def demo(args: argparse.Namespace) -> int:
     )
     if args.remote:
         if args.store:
-            say("--store is for the local demo; the remote one makes its own store")
+            say(_("--store is for the local demo; the remote one makes its own store"))
             return 2
         return anyio.run(_remote, args, state, handler, page)
     # The server's own log lines go to its log file, not into the middle of a question.
     server = logged(server_command(store, state / "demo.key"))
     client = ElicitingClient(server, handler, protocol=args.protocol)
-    where = f"the server keeps its flows and secrets in {store}"
+    where = _("the server keeps its flows and secrets in {store}").format(store=store)
     return anyio.run(_hosted, lambda: _session(client, where, _where(page)), page)
 
 
@@ -77,7 +80,7 @@ async def _remote(
             client = ElicitingClient(
                 world.mcp_url, handler, protocol=args.protocol, sign_in=sign_in
             )
-            where = f"you are signed in at {world.hotel_issuer}"
+            where = _("you are signed in at {issuer}").format(issuer=world.hotel_issuer)
             return await _hosted(lambda: _session(client, where, _where(page), REMOTE_STEPS), page)
     except RemoteUnavailable as error:
         say(str(error))
@@ -91,7 +94,11 @@ async def _hosted(session: Callable[[], Awaitable[int]], page: WebRenderer | Non
         async with page:
             return await session()
     except OSError as error:  # no loopback socket to serve the page on
-        print(f"mcp-elicit: cannot serve the answer page on 127.0.0.1: {error}", flush=True)
+        print(
+            "mcp-elicit: "
+            + _("cannot serve the answer page on 127.0.0.1: {why}").format(why=error),
+            flush=True,
+        )
         return 1
 
 
@@ -100,10 +107,10 @@ def _where(page: WebRenderer | None) -> tuple[str, str]:
 
 
 # How the demo introduces its host: who is the host, and the keys that matter.
-WHERE_TERMINAL = ("this terminal as its host.", "Esc cancels a question; Ctrl-D stops.")
+WHERE_TERMINAL = (N_("this terminal as its host."), N_("Esc cancels a question; Ctrl-D stops."))
 WHERE_WEB = (
-    "this terminal as its host, with a page in your browser for its questions.",
-    "The page is served on 127.0.0.1 only; Esc there cancels a question. Ctrl-D here stops.",
+    N_("this terminal as its host, with a page in your browser for its questions."),
+    N_("The page is served on 127.0.0.1 only; Esc there cancels a question. Ctrl-D here stops."),
 )
 
 
@@ -123,7 +130,7 @@ async def _session(
     async def pause(text: str) -> bool:
         stopped = stopped_server(client.server)
         if stopped is not None:  # the steps left cannot run
-            say(f"the server stopped; see its log: {stopped.log_path}")
+            say(_("the server stopped; see its log: {path}").format(path=stopped.log_path))
             return False
         try:
             await prompts.prompt_async(text)
@@ -136,14 +143,23 @@ async def _session(
         async with client:
             host, keys = where
             print(
-                f"mcp-elicit demo: {client.server_name}, a real MCP server process, and {host}\n"
-                f"Protocol {client.protocol_version}; {kept}.\n{keys}",
+                _("mcp-elicit demo: {server}, a real MCP server process, and {host}").format(
+                    server=client.server_name, host=_(host)
+                ),
+                _("Protocol {protocol}; {kept}.").format(
+                    protocol=client.protocol_version, kept=kept
+                ),
+                _(keys),
+                sep="\n",
                 flush=True,
             )
             if await run_steps(client, sys.stdout, pause, steps or STEPS):
                 print(
-                    "\nYour turn: 'tools' lists Hotel MCP's tools, 'call TOOL {json}' calls "
-                    "one, 'quit' ends the demo.",
+                    "\n"
+                    + _(
+                        "Your turn: 'tools' lists Hotel MCP's tools, 'call TOOL {{json}}' calls "
+                        "one, 'quit' ends the demo."
+                    ).format(),
                     flush=True,
                 )
                 return await repl(client, prompts)

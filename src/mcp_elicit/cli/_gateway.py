@@ -11,16 +11,21 @@ from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._running import server_of
 from mcp_elicit.client import AuditLog
 from mcp_elicit.gateway import DEFAULT_HOLD_LIMIT, LINK_WAIT, Checks, Gateway
+from mcp_elicit.i18n import _
 
 
 def run_gateway(args: argparse.Namespace) -> int:
     target = server_of(args)
+    if args.header and not isinstance(target, str):  # the gateway's own words are a developer's
+        raise UsageError(_("headers are for an upstream given by its http(s):// URL"))
     audit = None
     if args.audit:
         try:
             audit = AuditLog(args.audit)
         except OSError as error:
-            raise UsageError(f"--audit: cannot open {args.audit}: {error.strerror}") from None
+            raise UsageError(
+                _("--audit: cannot open {path}: {why}").format(path=args.audit, why=error.strerror)
+            ) from None
     checks = Checks(
         validate_answers=not args.no_answer_check,
         url_verdicts=not args.no_url_verdicts,
@@ -50,9 +55,11 @@ def run_gateway(args: argparse.Namespace) -> int:
 async def _serve(gateway: Gateway, args: argparse.Namespace) -> None:
     async with gateway:
         upstream = gateway.upstream
+        kind = _("multi round-trip") if upstream.rounds else _("push")
         print(
-            f"mcp-elicit gateway: upstream {upstream.version} "
-            f"({'multi round-trip' if upstream.rounds else 'push'})",
+            _("mcp-elicit gateway: upstream {version} ({kind})").format(
+                version=upstream.version, kind=kind
+            ),
             file=sys.stderr,
         )
         if args.http is None:
@@ -61,6 +68,11 @@ async def _serve(gateway: Gateway, args: argparse.Namespace) -> None:
         import uvicorn
 
         app = gateway.http_app(host=args.host)
-        print(f"mcp-elicit gateway: serving http://{args.host}:{args.http}/mcp", file=sys.stderr)
+        print(
+            _("mcp-elicit gateway: serving {url}").format(
+                url=f"http://{args.host}:{args.http}/mcp"
+            ),
+            file=sys.stderr,
+        )
         config = uvicorn.Config(app, host=args.host, port=args.http, log_level="warning")
         await uvicorn.Server(config).serve()

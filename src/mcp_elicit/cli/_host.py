@@ -12,6 +12,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from mcp_elicit.i18n import _
+
 # ``mcp_elicit.client.connection.PROTOCOL_CHOICES``, written out so that building the parser
 # does not import the client (a test keeps the two the same).
 PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
@@ -29,7 +31,9 @@ def _modes(text: str) -> str:
     for key in MODES:
         if set(key.split(",")) == words:
             return key
-    raise argparse.ArgumentTypeError(f"choose form, url, or both as form,url (not {text!r})")
+    raise argparse.ArgumentTypeError(
+        _("choose form, url, or both as form,url (not {text})").format(text=repr(text))
+    )
 
 
 SIGN_IN_CHOICES = ("ask", "yes", "no")
@@ -47,20 +51,28 @@ def _header(text: str) -> tuple[str, str]:
     name, value = name.strip(), value.strip()
     if not colon or not name:
         raise argparse.ArgumentTypeError(
-            f"expected NAME:VALUE, as in 'Authorization: Bearer TOKEN' (not {text!r})"
+            _("expected NAME:VALUE, as in 'Authorization: Bearer TOKEN' (not {text})").format(
+                text=repr(text)
+            )
         )
     if not set(name) <= _TOKEN_CHARACTERS:
-        raise argparse.ArgumentTypeError(f"{name!r} is not an HTTP header name")
+        raise argparse.ArgumentTypeError(
+            _("{name} is not an HTTP header name").format(name=repr(name))
+        )
     if value.startswith("@"):
         try:
             with open(value[1:], encoding="utf-8") as file:
                 value = file.read().strip()
         except OSError as error:
             raise argparse.ArgumentTypeError(
-                f"{name}: cannot read {value[1:]}: {error.strerror}"
+                _("{name}: cannot read {path}: {why}").format(
+                    name=name, path=value[1:], why=error.strerror
+                )
             ) from None
     if any(c in value for c in "\r\n\0"):
-        raise argparse.ArgumentTypeError(f"{name}: the value may not hold a line break")
+        raise argparse.ArgumentTypeError(
+            _("{name}: the value may not hold a line break").format(name=name)
+        )
     return name, value
 
 
@@ -78,45 +90,55 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         "target",
         metavar="TARGET",
         nargs="?",
-        help="the server: an http(s):// URL (before or after the options), or "
-        "'-- command args...' last on the line to start it over stdio (its stderr goes to "
-        "a log file, named when it starts)",
+        help=_(
+            "the server: an http(s):// URL (before or after the options), or "
+            "'-- command args...' last on the line to start it over stdio (its stderr goes to "
+            "a log file, named when it starts)"
+        ),
     )
     parser.add_argument(
         "--protocol",
         choices=PROTOCOL_CHOICES,
         default="auto",
-        help="protocol revision to speak (default: auto, the newest both sides have; "
-        "2025-03-26 is the early content-array draft: free text, images and audio)",
+        help=_(
+            "protocol revision to speak (default: auto, the newest both sides have; "
+            "2025-03-26 is the early content-array draft: free text, images and audio)"
+        ),
     )
     parser.add_argument(
         "--modes",
         type=_modes,
         default="form,url",
         metavar="MODES",
-        help="the elicitation modes to declare and answer: form, url, or both as form,url "
-        "(the default)",
+        help=_(
+            "the elicitation modes to declare and answer: form, url, or both as form,url "
+            "(the default)"
+        ),
     )
-    parser.add_argument("--audit", metavar="FILE", help="append a JSON-lines audit log to FILE")
+    parser.add_argument("--audit", metavar="FILE", help=_("append a JSON-lines audit log to FILE"))
     parser.add_argument(
         "--audit-values",
         action="store_true",
-        help="log answer values in the audit log (redacted by default; secrets always are)",
+        help=_("log answer values in the audit log (redacted by default; secrets always are)"),
     )
     parser.add_argument(
         "--allow-http-loopback",
         action="store_true",
-        help="also offer http:// links to this machine from a server given by URL (a server "
-        "started with '-- command' may already: it runs on this machine as you)",
+        help=_(
+            "also offer http:// links to this machine from a server given by URL (a server "
+            "started with '-- command' may already: it runs on this machine as you)"
+        ),
     )
     parser.add_argument(
         "--sign-in",
         choices=SIGN_IN_CHOICES,
         default="ask",
-        help="a server given by URL that requires MCP authorization: ask before opening its "
-        "sign-in page in your browser (ask, the default), consent ahead for a script (yes: "
-        "the page still opens, and the browser must finish the sign-in), or never sign in "
-        "(no). Tokens are kept per server, owner-only, in the state directory",
+        help=_(
+            "a server given by URL that requires MCP authorization: ask before opening its "
+            "sign-in page in your browser (ask, the default), consent ahead for a script (yes: "
+            "the page still opens, and the browser must finish the sign-in), or never sign in "
+            "(no). Tokens are kept per server, owner-only, in the state directory"
+        ),
     )
     parser.add_argument(
         "--header",
@@ -124,16 +146,18 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         type=_header,
         metavar="NAME:VALUE",
-        help="send this HTTP header to a server given by URL (repeatable), e.g. "
-        "'Authorization: Bearer TOKEN'. A command line is visible to every user of this "
-        "machine: NAME:@FILE reads the value from FILE instead",
+        help=_(
+            "send this HTTP header to a server given by URL (repeatable), e.g. "
+            "'Authorization: Bearer TOKEN'. A command line is visible to every user of this "
+            "machine: NAME:@FILE reads the value from FILE instead"
+        ),
     )
     parser.add_argument(
         "--timeout",
         type=float,
         default=None,
         metavar="SECONDS",
-        help="request timeout; time spent answering does not count",
+        help=_("request timeout; time spent answering does not count"),
     )
 
 
@@ -146,8 +170,10 @@ def add_ui_option(parser: argparse.ArgumentParser) -> None:
         choices=UI_CHOICES,
         default="terminal",
         help=(
-            "where questions are answered: in this terminal (default), or on a page in your "
-            "browser, served on 127.0.0.1 only, at a secret address (web)"
+            _(
+                "where questions are answered: in this terminal (default), or on a page in your "
+                "browser, served on 127.0.0.1 only, at a secret address (web)"
+            )
         ),
     )
 

@@ -21,6 +21,7 @@ from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.sign_in import SignIn
 from mcp_elicit.client.targets import TargetError, server_for
+from mcp_elicit.i18n import _
 from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.urls import UrlPolicy
 
@@ -37,7 +38,7 @@ def announce_log(server: object) -> None:
     """Name the log of a server started over stdio, once, as its session starts: its own
     output goes there, not onto the person's screen."""
     if isinstance(server, LoggedStdioServer):
-        say(f"server log: {server.log_path}")
+        say(_("server log: {path}").format(path=server.log_path))
 
 
 def handler_of(
@@ -51,7 +52,9 @@ def handler_of(
         try:
             audit = AuditLog(args.audit, redact=not args.audit_values)
         except OSError as error:
-            raise UsageError(f"--audit: cannot open {args.audit}: {error.strerror}") from None
+            raise UsageError(
+                _("--audit: cannot open {path}: {why}").format(path=args.audit, why=error.strerror)
+            ) from None
     modes = args.modes.split(",")  # one of _host.MODES
     policy = Policy(
         modes=ElicitationModes(form="form" in modes, url="url" in modes),
@@ -66,7 +69,7 @@ def connection_options(args: argparse.Namespace, server: object) -> dict[str, An
     headers = dict(args.header)
     if not isinstance(server, str):
         if headers or args.sign_in != "ask":
-            raise UsageError("--header and --sign-in are for a server given by its URL")
+            raise UsageError(_("--header and --sign-in are for a server given by its URL"))
         return {}
     if any(name.lower() == "authorization" for name in headers) or args.sign_in == "no":
         return {"headers": headers}
@@ -82,11 +85,11 @@ def describe_failure(
     says so and where its log is (its stderr is there, not on the terminal)."""
     stopped = stopped_server(server)
     if stopped is not None:
-        where = f"{tool}: " if tool else ""
-        notice = f"the server stopped; see its log: {stopped.log_path}"
+        notice = _("the server stopped; see its log: {path}").format(path=stopped.log_path)
         if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
-            return where + notice  # "Connection closed" says nothing more
-        return f"{_describe(error, tool=tool)} ({notice})"
+            # "Connection closed" says nothing more
+            return f"{tool}: {notice}" if tool else notice
+        return _("{error} ({notice})").format(error=_describe(error, tool=tool), notice=notice)
     return _describe(error, tool=tool)
 
 
@@ -99,12 +102,14 @@ def stopped_server(server: object) -> LoggedStdioServer | None:
 
 def _describe(error: BaseException, *, tool: str | None = None) -> str:
     if isinstance(error, MCPError):
-        where = f"{tool}: " if tool else ""
-        return f"{where}error {error.code}: {error.message}"
+        said = _("error {code}: {message}").format(code=error.code, message=error.message)
+        return f"{tool}: {said}" if tool else said
     if isinstance(error, FileNotFoundError):
-        return f"cannot start the server: {error.filename or error}: no such file"
+        return _("cannot start the server: {command}: no such file").format(
+            command=error.filename or error
+        )
     if isinstance(error, OSError):
-        return f"cannot reach the server: {error}"
+        return _("cannot reach the server: {why}").format(why=error)
     # Transport errors (httpx2's ConnectError...) say little without their name, and nothing
     # of where: the server's URL is on the request they carry.
     text = str(error) or type(error).__name__
@@ -114,4 +119,6 @@ def _describe(error: BaseException, *, tool: str | None = None) -> str:
         url = str(error.request.url)  # type: ignore[attr-defined]
     except (AttributeError, RuntimeError):  # httpx raises RuntimeError when there is none
         return f"{type(error).__name__}: {text}"
-    return f"cannot reach the server at {url}: {type(error).__name__}: {text}"
+    return _("cannot reach the server at {url}: {why}").format(
+        url=url, why=f"{type(error).__name__}: {text}"
+    )

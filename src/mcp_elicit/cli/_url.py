@@ -7,13 +7,15 @@ import argparse
 import json
 import sys
 
+from mcp_elicit.cli._io import for_programs
+from mcp_elicit.i18n import N_, _, aligned
 from mcp_elicit.urls import UrlPolicy, UrlVerdict, Verdict, check_url
 from mcp_elicit.urls.characters import visible
 
 _HEADLINES = {
-    Verdict.ALLOW: "ALLOW  the link may be offered",
-    Verdict.WARN: "WARN   offer the link only together with the reasons below",
-    Verdict.BLOCK: "BLOCK  do not offer this link",
+    Verdict.ALLOW: N_("ALLOW  the link may be offered"),
+    Verdict.WARN: N_("WARN   offer the link only together with the reasons below"),
+    Verdict.BLOCK: N_("BLOCK  do not offer this link"),
 }
 
 
@@ -22,7 +24,8 @@ def check(args: argparse.Namespace) -> int:
         allow_http_loopback=bool(args.allow_http_loopback),
         allow_private=bool(args.allow_private),
     )
-    result = check_url(args.url, policy, resolve=bool(args.resolve))
+    with for_programs(args.json):
+        result = check_url(args.url, policy, resolve=bool(args.resolve))
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
@@ -33,26 +36,30 @@ def check(args: argparse.Namespace) -> int:
 
 def render_text(result: UrlVerdict) -> str:
     """The human report. The URL and hosts go through ``visible`` so that control characters
-    and bidi overrides in a hostile URL cannot rewrite the terminal or reorder the report."""
-    lines = [_HEADLINES[result.verdict], "", f"  URL:                {visible(result.url, None)}"]
+    and bidi overrides in a hostile URL cannot rewrite the terminal or reorder the report.
+    The labels are aligned by their width on screen (a Chinese label is twice as wide)."""
+    first: list[tuple[str, str]] = [(_("URL:"), visible(result.url, None))]
     host = result.display_host
     if host is None:
-        lines.append("  host:               (none usable)")
+        first.append((_("host:"), _("(none usable)")))
     else:
-        lines.append(f"  host:               {visible(host.unicode, None)}")
-        lines.append(f"  host (ASCII/DNS):   {host.ascii}")
-    lines.append("")
-    if result.registrable_domain is not None:
-        lines.append(f"  registrable domain: {visible(result.registrable_domain, None)}")
-    else:
-        lines.append("  registrable domain: (none)")
+        first.append((_("host:"), visible(host.unicode, None)))
+        first.append((_("host (ASCII/DNS):"), host.ascii))
+    domain = (
+        visible(result.registrable_domain, None)
+        if result.registrable_domain is not None
+        else _("(none)")
+    )
+    rows = [*first, ("", ""), (_("registrable domain:"), domain)]
+    block = aligned(rows)
+    lines = [_(_HEADLINES[result.verdict]), "", *block]
     if (who := result.who_controls) is not None:
-        lines.append(f"      ({who})")
+        lines.append(_("      ({who})").format(who=who))
     lines.append("")
     if result.reasons:
-        lines.append("Reasons:")
+        lines.append(_("Reasons:"))
         for reason in result.reasons:
             lines.append(f"  [{reason.severity}] {reason.code}: {reason.message}")
     else:
-        lines.append("No reasons to warn or block.")
+        lines.append(_("No reasons to warn or block."))
     return "\n".join(lines) + "\n"

@@ -18,30 +18,35 @@ from __future__ import annotations
 import argparse
 
 from mcp_elicit.cli._host import add_host_options
+from mcp_elicit.i18n import _
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     call = commands.add_parser(
         "call",
         usage="%(prog)s [options] TOOL (URL | -- COMMAND [ARGS...])",
-        help="call one tool, answering its elicitations from a file or the terminal",
+        help=_("call one tool, answering its elicitations from a file or the terminal"),
         description=(
-            "Call one tool on a server and print its result. TARGET is an http(s):// URL, "
-            "before or after the options, or '-- command args...' last on the line to start "
-            "the server over stdio (its stderr goes to a log file, named on stderr). "
-            "Exit status: 0 a result that is not an error, 1 an error, 2 bad usage."
+            _(
+                "Call one tool on a server and print its result. TARGET is an http(s):// URL, "
+                "before or after the options, or '-- command args...' last on the line to start "
+                "the server over stdio (its stderr goes to a log file, named on stderr). "
+                "Exit status: 0 a result that is not an error, 1 an error, 2 bad usage."
+            )
         ),
     )
-    call.add_argument("tool", metavar="TOOL", help="the tool to call")
-    call.add_argument("--args", metavar="JSON", help="the tool's arguments, a JSON object")
+    call.add_argument("tool", metavar="TOOL", help=_("the tool to call"))
+    call.add_argument("--args", metavar="JSON", help=_("the tool's arguments, a JSON object"))
     call.add_argument(
         "--answers",
         metavar="FILE",
-        help='answers to elicitations, in order: a JSON list of {"action": "accept", '
-        '"content": {...}} / {"action": "accept", "defaults": true} / {"action": "decline"} '
-        '/ {"action": "cancel"}',
+        help=_(
+            'answers to elicitations, in order: a JSON list of {"action": "accept", '
+            '"content": {...}} / {"action": "accept", "defaults": true} / {"action": "decline"} '
+            '/ {"action": "cancel"}'
+        ),
     )
-    call.add_argument("--json", action="store_true", help="print the tool result as JSON")
+    call.add_argument("--json", action="store_true", help=_("print the tool result as JSON"))
     add_host_options(call)
     call.set_defaults(run=run)
 

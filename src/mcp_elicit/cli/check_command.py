@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 from mcp_elicit.cli._host import _header
+from mcp_elicit.i18n import _
 
 # ``mcp_elicit.check.REVISIONS``, written out so that building the parser imports nothing
 # heavy (a test keeps the two the same).
@@ -30,12 +31,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check = commands.add_parser(
         "check",
         usage="%(prog)s (server | client) [options] ...",
-        help="check a server or a client on what the official conformance suite leaves out",
+        help=_("check a server or a client on what the official conformance suite leaves out"),
         description=(
-            "Check an MCP server's elicitation on what the official conformance suite leaves "
-            "out: URL mode, the completion notice, -32042, the URL-mode draft, capability "
-            "gating, answer validation, requestState. docs/check.md explains every check. "
-            "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+            _(
+                "Check an MCP server's elicitation on what the official conformance suite leaves "
+                "out: URL mode, the completion notice, -32042, the URL-mode draft, capability "
+                "gating, answer validation, requestState. docs/check.md explains every check. "
+                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+            )
         ),
     )
     sides = check.add_subparsers(dest="side", metavar="SIDE", required=True)
@@ -43,23 +46,29 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "server",
         prog="mcp-elicit check server",
         usage="%(prog)s [options] (URL | -- COMMAND [ARGS...])",
-        help="drive a server as a client and check every message it sends",
+        help=_("drive a server as a client and check every message it sends"),
         description=(
-            "Drive a server as a client on every revision with elicitation and check what it "
-            "sends. TARGET is an http(s):// URL, or '-- command args...' last on the line to "
-            "start the server over stdio (a fresh process per check; its stderr goes to a "
-            "log file). A check that needs a tool the server does not list is skipped. "
-            "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+            _(
+                "Drive a server as a client on every revision with elicitation and check what it "
+                "sends. TARGET is an http(s):// URL, or '-- command args...' last on the line to "
+                "start the server over stdio (a fresh process per check; its stderr goes to a "
+                "log file). A check that needs a tool the server does not list is skipped. "
+                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+            )
         ),
     )
-    server.add_argument("target", metavar="TARGET", nargs="?", help="the server's http(s):// URL")
+    server.add_argument(
+        "target", metavar="TARGET", nargs="?", help=_("the server's http(s):// URL")
+    )
     server.add_argument(
         "--protocol",
         action="append",
         default=[],
         choices=CHECK_REVISIONS,
         metavar="REVISION",
-        help=f"run only on this revision (repeatable): {', '.join(CHECK_REVISIONS)}",
+        help=_("run only on this revision (repeatable): {revisions}").format(
+            revisions=", ".join(CHECK_REVISIONS)
+        ),
     )
     _add_selection(server)
     server.add_argument(
@@ -68,8 +77,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=[],
         type=_header,
         metavar="NAME:VALUE",
-        help="send this HTTP header (repeatable), e.g. 'Authorization: Bearer TOKEN'; "
-        "NAME:@FILE reads the value from FILE",
+        help=_(
+            "send this HTTP header (repeatable), e.g. 'Authorization: Bearer TOKEN'; "
+            "NAME:@FILE reads the value from FILE"
+        ),
     )
     server.add_argument(
         "--other-header",
@@ -77,21 +88,25 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=[],
         type=_header,
         metavar="NAME:VALUE",
-        help="a second user's header, for the checks that need two users "
-        "(server-track-foreign-id); NAME:@FILE reads the value from FILE",
+        help=_(
+            "a second user's header, for the checks that need two users "
+            "(server-track-foreign-id); NAME:@FILE reads the value from FILE"
+        ),
     )
     server.set_defaults(run=run, command_parser=server)
     client = sides.add_parser(
         "client",
         prog="mcp-elicit check client",
         usage="%(prog)s [options] -- COMMAND [ARGS...]",
-        help="run a client against a scripted server and check what it does",
+        help=_("run a client against a scripted server and check what it does"),
         description=(
-            "Run a client against a scripted server on 127.0.0.1, once per check, as the "
-            "official conformance suite runs clients: COMMAND ARGS... SERVER_URL (the URL "
-            "last), the check's ID in MCP_CONFORMANCE_SCENARIO. The client should call every "
-            "tool the server lists and answer as it answers a person. "
-            "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+            _(
+                "Run a client against a scripted server on 127.0.0.1, once per check, as the "
+                "official conformance suite runs clients: COMMAND ARGS... SERVER_URL (the URL "
+                "last), the check's ID in MCP_CONFORMANCE_SCENARIO. The client should call every "
+                "tool the server lists and answer as it answers a person. "
+                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+            )
         ),
     )
     _add_selection(client)
@@ -104,9 +119,9 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="ID",
-        help="run only this check (repeatable, or comma separated); IDs in docs/check.md",
+        help=_("run only this check (repeatable, or comma separated); IDs in docs/check.md"),
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the report as JSON"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,19 +13,22 @@ from __future__ import annotations
 import argparse
 
 from mcp_elicit.cli._host import add_host_options, add_ui_option
+from mcp_elicit.i18n import _
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     connect = commands.add_parser(
         "connect",
         usage="%(prog)s [options] (URL | -- COMMAND [ARGS...])",
-        help="an interactive host: list tools, call them, answer elicitations",
+        help=_("an interactive host: list tools, call them, answer elicitations"),
         description=(
-            "Connect to a server and use it from the terminal: list tools, call one with JSON "
-            "arguments, answer its elicitations (in the terminal, or in your browser with "
-            "--ui web). TARGET is an http(s):// URL, before or after the options, or "
-            "'-- command args...' last on the line to start the server over stdio (its stderr "
-            "goes to a log file, named as the session starts)."
+            _(
+                "Connect to a server and use it from the terminal: list tools, call one with JSON "
+                "arguments, answer its elicitations (in the terminal, or in your browser with "
+                "--ui web). TARGET is an http(s):// URL, before or after the options, or "
+                "'-- command args...' last on the line to start the server over stdio (its stderr "
+                "goes to a log file, named as the session starts)."
+            )
         ),
     )
     add_host_options(connect)

@@ -13,42 +13,47 @@ import argparse
 import sys
 
 from mcp_elicit.cli._host import DEMO_PROTOCOLS, add_ui_option
+from mcp_elicit.i18n import _
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = commands.add_parser(
         "demo",
-        help="the showcase: a demo server and this terminal (or your browser) as its host",
+        help=_("the showcase: a demo server and this terminal (or your browser) as its host"),
         description=(
-            "Run Hotel MCP, a demo server, and use it from this terminal: a booking form, a "
-            "confirmation, and an API key entered on the server's own page (URL mode), on "
-            "the protocol revision of your choice. Then the mcp> prompt, as in 'connect'."
+            _(
+                "Run Hotel MCP, a demo server, and use it from this terminal: a booking form, a "
+                "confirmation, and an API key entered on the server's own page (URL mode), on "
+                "the protocol revision of your choice. Then the mcp> prompt, as in 'connect'."
+            )
         ),
     )
     demo.add_argument(
         "--protocol",
         choices=DEMO_PROTOCOLS,
         default="auto",
-        help="protocol revision to speak (default: auto, the newest: 2026-07-28)",
+        help=_("protocol revision to speak (default: auto, the newest: 2026-07-28)"),
     )
     demo.add_argument(
         "--store",
         metavar="URL",
-        help="the server's store (default: sqlite:/// in $XDG_STATE_HOME/mcp-elicit/demo.db)",
+        help=_("the server's store (default: sqlite:/// in $XDG_STATE_HOME/mcp-elicit/demo.db)"),
     )
     add_ui_option(demo)
     demo.add_argument(
         "--remote",
         action="store_true",
-        help="Hotel MCP as a remote server for many people: over Streamable HTTP, behind "
-        "sign-in at a local OpenID provider (you sign in as alice), with one more step, "
-        "'connect your calendar', by downstream OAuth at a second provider. Needs Node and "
-        "the peers of a checkout (make peers; make demo ARGS=--remote runs it)",
+        help=_(
+            "Hotel MCP as a remote server for many people: over Streamable HTTP, behind "
+            "sign-in at a local OpenID provider (you sign in as alice), with one more step, "
+            "'connect your calendar', by downstream OAuth at a second provider. Needs Node and "
+            "the peers of a checkout (make peers; make demo ARGS=--remote runs it)"
+        ),
     )
     demo.add_argument(
         "--tour",
         action="store_true",
-        help="instead: a non-interactive tour of the forms core (no server)",
+        help=_("instead: a non-interactive tour of the forms core (no server)"),
     )
     demo.set_defaults(run=run)
 

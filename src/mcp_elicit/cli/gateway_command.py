@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from mcp_elicit.cli._host import _header
+from mcp_elicit.i18n import _
 
 UPSTREAM_PROTOCOLS = ("auto", "2025-06-18", "2025-11-25", "2026-07-28")
 
@@ -19,9 +20,11 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a number of seconds: {text}").format(text=repr(text))
+        ) from None
     if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+        raise argparse.ArgumentTypeError(_("must be more than 0 seconds"))
     return value
 
 
@@ -30,34 +33,38 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "gateway",
         prog="mcp-elicit gateway",
         usage="%(prog)s [options] (URL | -- COMMAND [ARGS...])",
-        help="a proxy that lets any client reach any server across protocol eras",
+        help=_("a proxy that lets any client reach any server across protocol eras"),
         description=(
-            "Serve one upstream MCP server to downstream clients, whatever revision each "
-            "side speaks: a 2025 server's pushed questions reach a 2026-07-28 client as "
-            "input requests (the call held open meanwhile), a 2026-07-28 server's rounds "
-            "reach a 2025 client as pushed questions; URL mode, -32042 and completion "
-            "intact. The upstream is an http(s):// URL, or '-- command args...' last on the "
-            "line (over stdio; its stderr goes to a log file). Clients connect on stdio, or "
-            "on Streamable HTTP with --http PORT."
+            _(
+                "Serve one upstream MCP server to downstream clients, whatever revision each "
+                "side speaks: a 2025 server's pushed questions reach a 2026-07-28 client as "
+                "input requests (the call held open meanwhile), a 2026-07-28 server's rounds "
+                "reach a 2025 client as pushed questions; URL mode, -32042 and completion "
+                "intact. The upstream is an http(s):// URL, or '-- command args...' last on the "
+                "line (over stdio; its stderr goes to a log file). Clients connect on stdio, or "
+                "on Streamable HTTP with --http PORT."
+            )
         ),
     )
-    gateway.add_argument("target", metavar="URL", nargs="?", help="the upstream's http(s):// URL")
+    gateway.add_argument(
+        "target", metavar="URL", nargs="?", help=_("the upstream's http(s):// URL")
+    )
     gateway.add_argument(
         "--http",
         type=int,
         metavar="PORT",
-        help="serve Streamable HTTP on this port (path /mcp) instead of stdio",
+        help=_("serve Streamable HTTP on this port (path /mcp) instead of stdio"),
     )
     gateway.add_argument(
         "--host",
         default="127.0.0.1",
-        help="the address to listen on with --http (default 127.0.0.1)",
+        help=_("the address to listen on with --http (default 127.0.0.1)"),
     )
     gateway.add_argument(
         "--upstream-protocol",
         choices=UPSTREAM_PROTOCOLS,
         default="auto",
-        help="the revision to speak to the upstream (default: the newest both speak)",
+        help=_("the revision to speak to the upstream (default: the newest both speak)"),
     )
     gateway.add_argument(
         "--header",
@@ -65,49 +72,55 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=[],
         type=_header,
         metavar="NAME:VALUE",
-        help="send this HTTP header upstream (repeatable); NAME:@FILE reads the value from FILE",
+        help=_("send this HTTP header upstream (repeatable); NAME:@FILE reads the value from FILE"),
     )
     gateway.add_argument(
         "--hold-limit",
         type=_seconds,
         default=None,
         metavar="SECONDS",
-        help="how long a 2025 server's call is held for a 2026-07-28 client to come back "
-        "with an answer (default 1800)",
+        help=_(
+            "how long a 2025 server's call is held for a 2026-07-28 client to come back "
+            "with an answer (default 1800)"
+        ),
     )
     gateway.add_argument(
         "--link-wait",
         type=_seconds,
         default=None,
         metavar="SECONDS",
-        help="after a 2025 server's -32042, how long a 2026-07-28 client's retry waits for "
-        "the server's completion notice before calling it again anyway (default 120)",
+        help=_(
+            "after a 2025 server's -32042, how long a 2026-07-28 client's retry waits for "
+            "the server's completion notice before calling it again anyway (default 120)"
+        ),
     )
     gateway.add_argument(
         "--url-draft",
         action="store_true",
-        help="take 2025-06-18 clients that declare elicitation.url to speak the URL-mode "
-        "draft (SEP-1036): -32604 and elicitation/track",
+        help=_(
+            "take 2025-06-18 clients that declare elicitation.url to speak the URL-mode "
+            "draft (SEP-1036): -32604 and elicitation/track"
+        ),
     )
     gateway.add_argument(
         "--no-answer-check",
         action="store_true",
-        help="pass answers on without checking them against the question's schema",
+        help=_("pass answers on without checking them against the question's schema"),
     )
     gateway.add_argument(
         "--no-url-verdicts",
         action="store_true",
-        help="do not attach each link's safety verdict to URL-mode questions",
+        help=_("do not attach each link's safety verdict to URL-mode questions"),
     )
     gateway.add_argument(
         "--allow-blocked-links",
         action="store_true",
-        help="pass on links whose verdict is block (by default they never reach the person)",
+        help=_("pass on links whose verdict is block (by default they never reach the person)"),
     )
     gateway.add_argument(
         "--audit",
         metavar="FILE",
-        help="append a JSON line per question and what became of it (answers redacted)",
+        help=_("append a JSON line per question and what became of it (answers redacted)"),
     )
     gateway.set_defaults(run=run, command_parser=gateway)
 

@@ -11,46 +11,52 @@ from __future__ import annotations
 
 import argparse
 
+from mcp_elicit.i18n import _
+
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``url`` (and its ``check`` subcommand) on the main parser's subcommands."""
     url = subparsers.add_parser(
         "url",
-        help="check a URL a server asks a person to open (URL mode)",
-        description="Check URLs a server asks a person to open (URL-mode elicitation).",
+        help=_("check a URL a server asks a person to open (URL mode)"),
+        description=_("Check URLs a server asks a person to open (URL-mode elicitation)."),
     )
     # required=True: a bare `mcp-elicit url` prints usage and exits 2.
     commands = url.add_subparsers(dest="url_command", metavar="SUBCOMMAND", required=True)
     check = commands.add_parser(
         "check",
-        help="say whether a URL may be offered to a person, and why",
+        help=_("say whether a URL may be offered to a person, and why"),
         description=(
-            "Say whether a URL may be offered to a person to open: allow, warn or block, "
-            "with the reasons. Nothing is fetched; with --resolve the host name is looked up "
-            "in DNS. Exit status: 0 allow or warn, 1 block, 2 bad usage."
+            _(
+                "Say whether a URL may be offered to a person to open: allow, warn or block, "
+                "with the reasons. Nothing is fetched; with --resolve the host name is looked up "
+                "in DNS. Exit status: 0 allow or warn, 1 block, 2 bad usage."
+            )
         ),
     )
-    check.add_argument("url", metavar="URL", help="the URL to check (quote it for the shell)")
+    check.add_argument("url", metavar="URL", help=_("the URL to check (quote it for the shell)"))
     check.add_argument(
         "--json",
         action="store_true",
-        help="print {verdict, reasons, display_host, registrable_domain} as JSON",
+        help=_("print {verdict, reasons, display_host, registrable_domain} as JSON"),
     )
     check.add_argument(
         "--resolve",
         action="store_true",
-        help="also resolve the host name and check the addresses it resolves to (DNS I/O)",
+        help=_("also resolve the host name and check the addresses it resolves to (DNS I/O)"),
     )
     check.add_argument(
         "--allow-http-loopback",
         action="store_true",
-        help="local development: accept http:// (and https://) to 127.0.0.1, ::1 and localhost",
+        help=_("local development: accept http:// (and https://) to 127.0.0.1, ::1 and localhost"),
     )
     check.add_argument(
         "--allow-private",
         action="store_true",
-        help="an intranet: private addresses and local names (.local, single labels) warn "
-        "instead of block",
+        help=_(
+            "an intranet: private addresses and local names (.local, single labels) warn "
+            "instead of block"
+        ),
     )
     check.set_defaults(run=run_check)
 

@@ -24,6 +24,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from mcp_elicit.i18n import _, current_language, language, negotiate
+
 _HEADERS = {
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
     "Referrer-Policy": "no-referrer",
@@ -109,19 +111,27 @@ class LoopbackCallback:
         self._uvicorn.started = False
 
     async def _callback(self, request: Request) -> Response:
+        # The person's browser comes back here: its words are in the browser's language, else
+        # the host's.
+        with language(negotiate(request.headers.get("accept-language"))):
+            return self._answer(request)
+
+    def _answer(self, request: Request) -> Response:
         if request.headers.get("host") != f"127.0.0.1:{self.port}":
-            return _page(400, "Not this address", "This page answers only at 127.0.0.1.")
+            return _page(400, _("Not this address"), _("This page answers only at 127.0.0.1."))
         query = request.query_params
         state = query.get("state", "")
         if not secrets.compare_digest(state.encode(), self.state.encode()):
             return _page(
                 400,
-                "Not this sign-in",
-                "This response was not for the sign-in mcp-elicit is waiting for. "
-                "Nothing was done with it.",
+                _("Not this sign-in"),
+                _(
+                    "This response was not for the sign-in mcp-elicit is waiting for. "
+                    "Nothing was done with it."
+                ),
             )
         if self.response is not None:
-            return _page(410, "Already done", "This sign-in has already come back.")
+            return _page(410, _("Already done"), _("This sign-in has already come back."))
         self.response = Redirected(
             code=query.get("code"),
             state=state,
@@ -133,19 +143,23 @@ class LoopbackCallback:
         if self.response.error is not None:
             why = self.response.error_description or self.response.error
             return _page(
-                200, "Not signed in", f"The sign-in did not finish: {why}. You can close this tab."
+                200,
+                _("Not signed in"),
+                _("The sign-in did not finish: {why}. You can close this tab.").format(why=why),
             )
         return _page(
             200,
-            "Signed in",
-            f"You are signed in to {self.server}. You can close this tab and go back to "
-            "where you started.",
+            _("Signed in"),
+            _(
+                "You are signed in to {server}. You can close this tab and go back to "
+                "where you started."
+            ).format(server=self.server),
         )
 
 
 def _page(status: int, title: str, text: str) -> Response:
     body = (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html>\n<html lang="{current_language()}"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)} - mcp-elicit</title></head>"
         f"<body><main><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p></main></body>"
         "</html>\n"

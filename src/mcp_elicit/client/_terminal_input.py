@@ -47,7 +47,9 @@ class CheckValidator(Validator):
     def validate(self, document: Document) -> None:
         error = self._check(document.text)
         if error is not None:
-            # Keep the cursor where it is (the end), not at the start of the line.
+            # Keep the cursor where it is (the end), not at the start of the line. A position
+            # in characters, not screen cells: prompt_toolkit measures the cells itself
+            # (get_cwidth), so wide characters typed through an input method keep it right.
             raise ValidationError(cursor_position=len(document.text), message=error)
 
 

@@ -3,6 +3,10 @@
 Every line is plain text on purpose: people read it, and tests scrape it (tmux capture-pane).
 Server-supplied text goes through :func:`clean` first, so a server cannot move the cursor,
 recolour the screen or reverse the reading order of what follows.
+
+Our own words are in the language in effect (:mod:`mcp_elicit.i18n`): the constants here are
+marked English, translated where shown. Nothing is padded or cut to a width, so wide
+(East Asian) characters need no measuring here; prompt_toolkit measures the cells it draws.
 """
 
 from __future__ import annotations
@@ -10,50 +14,61 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Literal
 
 import idna
 
 from mcp_elicit.client.prompts import Attachment, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
+from mcp_elicit.i18n import N_, _, format_date, format_datetime, format_number, ngettext
 from mcp_elicit.urls import UrlVerdict
 from mcp_elicit.urls.characters import CharacterKind, classify_character
 
 KIND_WORDS: dict[FieldKind, str] = {
-    FieldKind.TEXT: "text",
-    FieldKind.EMAIL: "email address",
-    FieldKind.URI: "URI, like https://example.com/page",
-    FieldKind.DATE: "date, YYYY-MM-DD",
-    FieldKind.DATETIME: "date and time, like 2025-03-31T14:30:00Z",
-    FieldKind.INTEGER: "integer",
-    FieldKind.NUMBER: "number",
-    FieldKind.BOOLEAN: "yes/no",
-    FieldKind.SINGLE_CHOICE: "choose one",
-    FieldKind.MULTI_CHOICE: "choose several",
+    FieldKind.TEXT: N_("text"),
+    FieldKind.EMAIL: N_("email address"),
+    FieldKind.URI: N_("URI, like https://example.com/page"),
+    FieldKind.DATE: N_("date, YYYY-MM-DD"),
+    FieldKind.DATETIME: N_("date and time, like 2025-03-31T14:30:00Z"),
+    FieldKind.INTEGER: N_("integer"),
+    FieldKind.NUMBER: N_("number"),
+    FieldKind.BOOLEAN: N_("yes/no"),
+    FieldKind.SINGLE_CHOICE: N_("choose one"),
+    FieldKind.MULTI_CHOICE: N_("choose several"),
 }
+"""What each kind of field takes, marked for the catalogs: shown through :func:`kind_word`."""
 
 DASH = "\N{EN DASH}"  # ranges read "0 EN DASH 150", as people write them
 
-_LEVELS = {"info": "Info", "warning": "Warning", "error": "Error"}
+# A notice's first words, by its level; shown through :func:`notice_line`.
+_LEVELS = {
+    "info": N_("Info from {server}: {text}"),
+    "warning": N_("Warning from {server}: {text}"),
+    "error": N_("Error from {server}: {text}"),
+}
 
-START_QUESTION = "Answer this request? [a]nswer/[d]ecline/[c]ancel (Enter: answer): "
-FORM_KEYS = (
+# The questions and fixed lines, marked for the catalogs (English here): translate with ``_``
+# where shown, as the renderer does.
+START_QUESTION = N_("Answer this request? [a]nswer/[d]ecline/[c]ancel (Enter: answer): ")
+FORM_KEYS = N_(
     "Keys: Enter confirms each answer; Esc or Ctrl-C cancels the request at any prompt; "
     "d declines (here or on the review screen)."
 )
-REVIEW_HEADING = "Review your answers:"
-REVIEW_QUESTION = "[s]ubmit / [e]dit a field / [d]ecline / [c]ancel: "
-EDIT_QUESTION = "Edit which field? (number or name): "
-ATTACH_QUESTION = "Attach an image or audio file (a path; Enter when done): "
-REMOVE_QUESTION = "Remove which file? (number or name): "
-TEXT_OR_FILE = "Type an answer or attach a file"
-URL_QUESTION = "Open this link in your browser? [y]es/[n]o (decline)/Esc cancel: "
+REVIEW_HEADING = N_("Review your answers:")
+REVIEW_QUESTION = N_("[s]ubmit / [e]dit a field / [d]ecline / [c]ancel: ")
+EDIT_QUESTION = N_("Edit which field? (number or name): ")
+ATTACH_QUESTION = N_("Attach an image or audio file (a path; Enter when done): ")
+REMOVE_QUESTION = N_("Remove which file? (number or name): ")
+TEXT_OR_FILE_ERROR = N_("Error: Type an answer or attach a file")
+URL_QUESTION = N_("Open this link in your browser? [y]es/[n]o (decline)/Esc cancel: ")
 WAIT_QUESTION = "> "
-SIGN_IN_NOTE = (
+SIGN_IN_NOTE = N_(
     "This is the server's own sign-in (MCP authorization), not a question from a tool: your\n"
     "browser opens its authorization server's sign-in page, then comes back to mcp-elicit on\n"
     "this machine (127.0.0.1). Check the domain below is who you expect to sign in with."
 )
-OPENED_QUESTION = "Press Enter once you have opened it yourself, Esc to cancel: "
+OPENED_QUESTION = N_("Press Enter once you have opened it yourself, Esc to cancel: ")
 
 
 def clean(text: str, *, newlines: bool = True) -> str:
@@ -86,30 +101,71 @@ def _number(value: int | float) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def number_text(value: int | float) -> str:
+    """A number for reading, with the language's separators (``1,234.5``), and exact: one
+    with more decimals than the locale's format keeps (three), or in exponent form, is shown
+    as JSON writes it rather than rounded."""
+    plain = _number(value)
+    if "e" in plain.lower() or len(plain.partition(".")[2]) > 3:
+        return plain
+    return format_number(int(value) if isinstance(value, float) and value.is_integer() else value)
 
 
-def _range(low: int | float | None, high: int | float | None, unit: str = "") -> str | None:
+def kind_word(field: Field) -> str:
+    """What the field takes, in words: ``integer``, ``date, YYYY-MM-DD``."""
+    return _(KIND_WORDS[field.kind])
+
+
+def listed(parts: Sequence[str]) -> str:
+    """Items one after another (a field's facts, the options chosen), as the language lists them."""
+    # Translators: what goes between the items of a list: a field's facts ("integer, optional,
+    # default 30"), the options a person chose.
+    return _(", ").join(parts)
+
+
+def _length_bounds(low: int | None, high: int | None) -> str | None:
     if low is not None and high is not None:
-        return f"{_number(low)}{DASH}{_number(high)}{unit}"
+        return ngettext(
+            "{low}\N{EN DASH}{high} character", "{low}\N{EN DASH}{high} characters", high
+        ).format(low=low, high=high)
     if low is not None:
-        return f"at least {_number(low)}{unit}"
+        return ngettext("at least {number} character", "at least {number} characters", low).format(
+            number=low
+        )
     if high is not None:
-        return f"at most {_number(high)}{unit}"
+        return ngettext("at most {number} character", "at most {number} characters", high).format(
+            number=high
+        )
     return None
+
+
+def _number_bounds(low: int | float | None, high: int | float | None) -> str | None:
+    if low is not None and high is not None:
+        return f"{_number(low)}{DASH}{_number(high)}"
+    if low is not None:
+        return _("at least {number}").format(number=_number(low))
+    if high is not None:
+        return _("at most {number}").format(number=_number(high))
+    return None
+
+
+def _pick_bounds(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return _("pick {low}\N{EN DASH}{high}").format(low=low, high=high)
+    if low is not None:
+        return _("pick at least {number}").format(number=low)
+    if high is not None:
+        return _("pick at most {number}").format(number=high)
+    return _("pick any number")
 
 
 def bounds_text(field: Field) -> str | None:
     if field.kind.is_text:
-        last = field.max_length if field.max_length is not None else field.min_length
-        unit = " character" if last == 1 else " characters"
-        return _range(field.min_length, field.max_length, unit)
+        return _length_bounds(field.min_length, field.max_length)
     if field.kind in (FieldKind.INTEGER, FieldKind.NUMBER):
-        return _range(field.minimum, field.maximum)
+        return _number_bounds(field.minimum, field.maximum)
     if field.kind is FieldKind.MULTI_CHOICE:
-        picked = _range(field.min_items, field.max_items)
-        return f"pick {picked}" if picked is not None else "pick any number"
+        return _pick_bounds(field.min_items, field.max_items)
     return None
 
 
@@ -121,35 +177,58 @@ def choice_text(field: Field, value: str) -> str:
     return clean(value, newlines=False)
 
 
-def value_text(field: Field, value: JSONValue | None) -> str:
-    """An answer as shown in headings and on the review screen."""
+def value_text(field: Field, value: JSONValue | None, *, reading: bool = False) -> str:
+    """An answer as shown in headings and on the review screen.
+
+    ``reading``: shown only to be read (the review), not as what to type: numbers with the
+    language's separators, dates and moments as the language writes them (a moment also as
+    sent, which keeps its offset). Otherwise numbers and dates are shown as typed."""
     if value is None:
-        return "(no answer)"
+        return _("(no answer)")
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, list):
-        return ", ".join(choice_text(field, v) for v in value) if value else "(none chosen)"
+        return listed([choice_text(field, v) for v in value]) if value else _("(none chosen)")
     if isinstance(value, int | float):
-        return _number(value)
+        return number_text(value) if reading else _number(value)
     if field.kind is FieldKind.SINGLE_CHOICE:
         return choice_text(field, value)
+    if reading and (dated := _date_text(field, value)) is not None:
+        return dated
     # Quoted, so that an empty or blank answer is visible as one.
     return clean(json.dumps(value, ensure_ascii=False), newlines=False)
+
+
+def _date_text(field: Field, value: str) -> str | None:
+    """A date or date-time answer as the language writes it; None for any other answer."""
+    try:
+        if field.kind is FieldKind.DATE:
+            return format_date(date.fromisoformat(value))
+        if field.kind is FieldKind.DATETIME:
+            moment = datetime.fromisoformat(value)
+            # Translators: a date and time as the language writes it, then as it is sent (that
+            # keeps its UTC offset, which the first may not show).
+            return _("{moment} ({sent})").format(
+                moment=format_datetime(moment), sent=clean(value, newlines=False)
+            )
+    except ValueError:
+        return None
+    return None
 
 
 def field_facts(field: Field, *, required: bool = True) -> list[str]:
     """What a field is, in the words both renderers use: its kind, whether it is required
     (unless ``required=False``: the web page marks that apart), bounds, pattern, default."""
-    parts = [KIND_WORDS[field.kind]]
+    parts = [kind_word(field)]
     if required:
-        parts.append("required" if field.required else "optional")
+        parts.append(_("required") if field.required else _("optional"))
     bounds = bounds_text(field)
     if bounds is not None:
         parts.append(bounds)
     if field.pattern is not None:
-        parts.append(f"must match {clean(field.pattern, newlines=False)}")
+        parts.append(_("must match {pattern}").format(pattern=clean(field.pattern, newlines=False)))
     if field.default is not None:
-        parts.append(f"default {value_text(field, field.default)}")
+        parts.append(_("default {value}").format(value=value_text(field, field.default)))
     return parts
 
 
@@ -157,10 +236,13 @@ def field_heading(field: Field, index: int, total: int, *, free_text: bool = Fal
     """Like ``Field 2 of 5: Age (integer, required, 0-150, default 30)``, with an en dash.
 
     A free-text question is neither required nor optional: it needs text, a file or both."""
-    parts = field_facts(field, required=not free_text)
+    facts = listed(field_facts(field, required=not free_text))
     label = clean(field.label, newlines=False)
-    where = "" if free_text else f"Field {index} of {total}: "
-    return f"{where}{label} ({', '.join(parts)})"
+    if free_text:
+        return _("{label} ({facts})").format(label=label, facts=facts)
+    return _("Field {index} of {total}: {label} ({facts})").format(
+        index=index, total=total, label=label, facts=facts
+    )
 
 
 def field_lines(
@@ -173,45 +255,64 @@ def field_lines(
     for number, choice in enumerate(field.choices, 1):
         lines.append(f"  {number}. {choice_text(field, choice.value)}")
     if field.kind is FieldKind.BOOLEAN:
-        lines.append("  Type y or n.")
+        lines.append("  " + _("Type y or n."))
     elif field.kind is FieldKind.SINGLE_CHOICE:
-        lines.append("  Type the number or the value of one option.")
+        lines.append("  " + _("Type the number or the value of one option."))
     elif field.kind is FieldKind.MULTI_CHOICE:
-        lines.append("  Type numbers or values separated by commas, like 1,3.")
+        lines.append("  " + _("Type numbers or values separated by commas, like 1,3."))
     if field.default is not None:
-        lines.append(f"  Enter alone takes the default: {value_text(field, field.default)}.")
+        default = value_text(field, field.default)
+        lines.append("  " + _("Enter alone takes the default: {value}.").format(value=default))
     elif field.required:
-        lines.append("  Required: it cannot be left empty.")
+        lines.append("  " + _("Required: it cannot be left empty."))
     elif free_text and not editing:
-        lines.append("  Image or audio files can be attached next: text, files or both.")
+        lines.append("  " + _("Image or audio files can be attached next: text, files or both."))
     else:
-        lines.append("  Enter alone leaves it empty.")
+        lines.append("  " + _("Enter alone leaves it empty."))
     if editing:
-        lines.append(f"  Current answer: {value_text(field, current)}")
+        lines.append("  " + _("Current answer: {value}").format(value=value_text(field, current)))
     return lines
 
 
 def field_question(field: Field, *, free_text: bool = False) -> str:
     label = clean(field.label, newlines=False)
-    return f"{label} [y/n]: " if field.kind is FieldKind.BOOLEAN and not free_text else f"{label}: "
+    if field.kind is FieldKind.BOOLEAN and not free_text:
+        return _("{label} [y/n]: ").format(label=label)
+    return _("{label}: ").format(label=label)
 
 
-def finding_line(form: Form, problem: Problem, *, word: str = "Warning") -> str:
+_FINDING = {
+    "Warning": (N_("Warning: {message}"), N_("Warning: {label}: {message}")),
+    "Error": (N_("Error: {message}"), N_("Error: {label}: {message}")),
+}
+
+
+def finding_line(
+    form: Form, problem: Problem, *, word: Literal["Warning", "Error"] = "Warning"
+) -> str:
+    """``Warning: Email: this field looks like it asks for a secret`` (``word``: which of
+    ``Warning`` and ``Error`` it starts with, in the language in effect)."""
+    whole, of_field = _FINDING[word]
     message = clean(problem.message, newlines=False)
     if problem.field is None:
-        return f"{word}: {message}"
+        return _(whole).format(message=message)
     try:
         label = form[problem.field].label
     except KeyError:
         label = problem.field
-    return f"{word}: {clean(label, newlines=False)}: {message}"
+    return _(of_field).format(label=clean(label, newlines=False), message=message)
+
+
+def error_line(message: str) -> str:
+    """``Error: …`` under a line or on its own, ``message`` cleaned."""
+    return _("Error: {message}").format(message=clean(message, newlines=False))
 
 
 def form_intro(prompt: FormPrompt) -> list[str]:
     server = clean(prompt.server, newlines=False)
-    lines = [f"{server} asks:", indented(prompt.message)]
+    lines = [_("{server} asks:").format(server=server), indented(prompt.message)]
     lines.extend(finding_line(prompt.form, problem) for problem in prompt.findings)
-    lines.append(FORM_KEYS)
+    lines.append(_(FORM_KEYS))
     return lines
 
 
@@ -219,53 +320,64 @@ def review_lines(
     form: Form, values: dict[str, JSONValue], files: Sequence[Attachment] | None = None
 ) -> list[str]:
     """The answers; with ``files`` (a free-text answer), what is attached, even nothing."""
-    lines = [REVIEW_HEADING]
+    lines = [_(REVIEW_HEADING)]
     for number, field in enumerate(form, 1):
         label = clean(field.label, newlines=False)
-        lines.append(f"  {number}. {label}: {value_text(field, values.get(field.name))}")
+        value = value_text(field, values.get(field.name), reading=True)
+        lines.append(
+            "  " + _("{number}. {label}: {value}").format(number=number, label=label, value=value)
+        )
     if not len(form):
-        lines.append("  (this form has no fields)")
+        lines.append("  " + _("(this form has no fields)"))
     if files is not None:
         lines.extend(f"  {attachment_line(item)}" for item in files)
         if not files:
-            lines.append("  (no files attached)")
+            lines.append("  " + _("(no files attached)"))
     return lines
 
 
 def review_question(*, free_text: bool = False, files: bool = False) -> str:
     """What may be done on the review screen; a free-text answer also takes and drops files."""
     if not free_text:
-        return REVIEW_QUESTION
-    remove = " / [r]emove a file" if files else ""
-    return f"[s]ubmit / [e]dit your answer / [a]ttach a file{remove} / [d]ecline / [c]ancel: "
+        return _(REVIEW_QUESTION)
+    if files:
+        return _(
+            "[s]ubmit / [e]dit your answer / [a]ttach a file / [r]emove a file / [d]ecline / "
+            "[c]ancel: "
+        )
+    return _("[s]ubmit / [e]dit your answer / [a]ttach a file / [d]ecline / [c]ancel: ")
 
 
 def size_text(size: int) -> str:
     """A size in the units of the limit (a KB of 1024 bytes, a MB of 1024 KB), as the web
     renderer writes it: ``1 byte``, ``812 bytes``, ``1.2 KB``, ``3.4 MB``."""
     if size < 1024:
-        return "1 byte" if size == 1 else f"{size} bytes"
+        return ngettext("{count} byte", "{count} bytes", size).format(count=size)
     if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
+        return _("{size} KB").format(size=f"{size / 1024:.1f}")
+    return _("{size} MB").format(size=f"{size / (1024 * 1024):.1f}")
 
 
 def attachment_line(item: Attachment) -> str:
     """``Attached: cat.png (image/png, 1.2 KB)``: the name is the person's, shown cleaned."""
-    name = clean(item.name, newlines=False)
-    return (
-        f"Attached: {name} ({clean(item.mime_type, newlines=False)}, {size_text(len(item.data))})"
+    return _("Attached: {name} ({type}, {size})").format(
+        name=clean(item.name, newlines=False),
+        type=clean(item.mime_type, newlines=False),
+        size=size_text(len(item.data)),
     )
 
 
 def attach_intro(limit: int) -> str:
     """Said once before the files are asked for."""
     whole = limit // (1024 * 1024)
-    most = f"{whole} MB" if limit == whole * 1024 * 1024 and whole else size_text(limit)
-    return (
-        f"  You may attach image or audio files (up to {most} in all): type a path, "
-        "Tab completes it."
+    most = (
+        _("{size} MB").format(size=whole)
+        if limit == whole * 1024 * 1024 and whole
+        else size_text(limit)
     )
+    return "  " + _(
+        "You may attach image or audio files (up to {most} in all): type a path, Tab completes it."
+    ).format(most=most)
 
 
 def files_list(files: Sequence[Attachment]) -> list[str]:
@@ -283,29 +395,42 @@ def url_screen(prompt: UrlPrompt) -> tuple[list[str], str, list[str]]:
     server = clean(prompt.server, newlines=False)
     if prompt.sign_in:
         before = [
-            f"{server} asks you to sign in:",
+            _("{server} asks you to sign in:").format(server=server),
             indented(prompt.message),
-            SIGN_IN_NOTE,
+            _(SIGN_IN_NOTE),
         ]
     else:
-        before = [f"{server} asks you to open a link:", indented(prompt.message)]
+        before = [
+            _("{server} asks you to open a link:").format(server=server),
+            indented(prompt.message),
+        ]
     if prompt.required_by is not None:
-        before.append(f"Required by: {clean(prompt.required_by, newlines=False)}")
-    before.append(f"URL: {clean(prompt.url, newlines=False)}")
+        before.append(
+            _("Required by: {call}").format(call=clean(prompt.required_by, newlines=False))
+        )
+    before.append(_("URL: {url}").format(url=clean(prompt.url, newlines=False)))
     host = verdict.display_host
     if verdict.registrable_domain is not None:
-        domain = f"Domain: {domain_text(verdict.registrable_domain)}"
+        domain = _("Domain: {domain}").format(domain=domain_text(verdict.registrable_domain))
     elif host is not None:
-        domain = f"Domain: none ({no_domain_note(verdict)})"
+        domain = _("Domain: none ({why})").format(why=no_domain_note(verdict))
     else:
-        domain = "Domain: none (the link has no host)"
+        domain = _("Domain: none (the link has no host)")
     after: list[str] = []
     if host is not None:
-        shown = f"Host: {clean(host.unicode, newlines=False)}"
+        shown = clean(host.unicode, newlines=False)
         if host.unicode != host.ascii:
-            shown += f" (punycode: {clean(host.ascii, newlines=False)})"
-        after.append(shown)
-    after.extend(f"Warning: {clean(r.message, newlines=False)}" for r in verdict.reasons)
+            after.append(
+                _("Host: {host} (punycode: {ascii})").format(
+                    host=shown, ascii=clean(host.ascii, newlines=False)
+                )
+            )
+        else:
+            after.append(_("Host: {host}").format(host=shown))
+    after.extend(
+        _("Warning: {message}").format(message=clean(r.message, newlines=False))
+        for r in verdict.reasons
+    )
     return before, domain, after
 
 
@@ -315,7 +440,9 @@ def no_domain_note(verdict: UrlVerdict) -> str:
     answer to it``."""
     host = verdict.display_host
     assert host is not None
-    return f"{clean(host.ascii, newlines=False)} is {verdict.who_controls}"
+    return _("{host} is {who_controls}").format(
+        host=clean(host.ascii, newlines=False), who_controls=verdict.who_controls
+    )
 
 
 def domain_text(domain: str) -> str:
@@ -328,38 +455,48 @@ def domain_text(domain: str) -> str:
     try:
         ascii_form = idna.encode(domain, uts46=True).decode("ascii")
     except idna.IDNAError:
-        return f"{shown} (not a valid international name)"
-    return f"{shown} (punycode: {ascii_form})"
+        return _("{domain} (not a valid international name)").format(domain=shown)
+    return _("{domain} (punycode: {ascii})").format(domain=shown, ascii=ascii_form)
 
 
 def waiting_line(server: str, *, held: bool = False, sign_in: bool = False) -> str:
     name = clean(server, newlines=False)
     if sign_in:
-        return (
-            f"Waiting for you to sign in to {name} in your browser … "
+        return _(
+            "Waiting for you to sign in to {server} in your browser … "
             "this ends when the browser comes back; Esc cancels"
-        )
+        ).format(server=name)
     if held:
         # 2026-07-28: the server holds the retry until the page is finished.
-        return (
-            f"Waiting for {name}: it goes on once you finish on the page … "
-            f"press Enter when you are done (asks {name} again now), Esc to cancel"
-        )
-    return f"Waiting for {name} to confirm … press Enter when you are done, Esc to cancel"
+        return _(
+            "Waiting for {server}: it goes on once you finish on the page … "
+            "press Enter when you are done (asks {server} again now), Esc to cancel"
+        ).format(server=name)
+    return _(
+        "Waiting for {server} to confirm … press Enter when you are done, Esc to cancel"
+    ).format(server=name)
 
 
 def not_opened_lines(prompt: UrlPrompt, why: str) -> list[str]:
     """The link the browser did not open, whole, to copy: nothing was sent yet."""
     return [
-        f"Error: the link did not open: {clean(why, newlines=False)}.",
-        "Open it yourself (copy it into your browser):",
+        _("Error: the link did not open: {why}.").format(why=clean(why, newlines=False)),
+        _("Open it yourself (copy it into your browser):"),
         f"  {clean(prompt.url, newlines=False)}",
-        f"Nothing has been sent to {clean(prompt.server, newlines=False)} yet.",
+        _("Nothing has been sent to {server} yet.").format(
+            server=clean(prompt.server, newlines=False)
+        ),
     ]
 
 
 def notice_line(notice: Notice) -> str:
-    prefix = _LEVELS.get(notice.level, notice.level.capitalize() or "Notice")
     server = clean(notice.server, newlines=False)
     text = clean(notice.text).replace("\n", "\n  ")
-    return f"{prefix} from {server}: {text}"
+    template = _LEVELS.get(notice.level)
+    if template is not None:
+        return _(template).format(server=server, text=text)
+    if notice.level:
+        return _("{level} from {server}: {text}").format(
+            level=notice.level.capitalize(), server=server, text=text
+        )
+    return _("Notice from {server}: {text}").format(server=server, text=text)

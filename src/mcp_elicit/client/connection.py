@@ -53,6 +53,7 @@ from mcp_elicit.client.handler import (
 from mcp_elicit.client.prompts import Accept, Answer, Notice, UrlPrompt
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.sign_in import RefuseSignIn, SignIn, sign_in_auth
+from mcp_elicit.i18n import _
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
@@ -333,7 +334,7 @@ class ElicitingClient:
         async def progress(value: float, total: float | None, message: str | None) -> None:
             text = message or (f"{value:g}/{total:g}" if total else f"{value:g}")
             if self.handler.renderer is not None:
-                notice = Notice(self.server_name, f"Progress: {text}", "info")
+                notice = Notice(self.server_name, _("Progress: {text}").format(text=text), "info")
                 await self.handler.renderer.notify(notice)
 
         params = track_request_params(

@@ -48,6 +48,7 @@ from mcp_elicit.client.prompts import (
 )
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.forms import Form, InvalidSchema, Problem, lint_schema
+from mcp_elicit.i18n import N_, _, current_language, ngettext
 from mcp_elicit.protocol import (
     ContentItem,
     ElicitationModes,
@@ -74,11 +75,20 @@ _NOT_FOR_PEOPLE = frozenset({"ignored_keyword", "pattern_ignored"})
 
 # The early draft asked with a message only; it is shown as one free-text question.
 FREE_TEXT_FIELD = "response"
+FREE_TEXT_TITLE = N_("Your answer")
 FREE_TEXT_SCHEMA = {
     "type": "object",
-    "properties": {FREE_TEXT_FIELD: {"type": "string", "title": "Your answer"}},
+    "properties": {FREE_TEXT_FIELD: {"type": "string", "title": FREE_TEXT_TITLE}},
 }
 # Not required: an answer may be only attached files. Renderers ask for text or a file.
+
+
+def free_text_schema() -> dict[str, Any]:
+    """:data:`FREE_TEXT_SCHEMA`, its question titled in the language in effect."""
+    return {
+        "type": "object",
+        "properties": {FREE_TEXT_FIELD: {"type": "string", "title": _(FREE_TEXT_TITLE)}},
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +114,8 @@ class ElicitationRefused(Exception):
 
 logger = logging.getLogger(__name__)
 
-NOT_OPENED = "no browser could be started from here"
+NOT_OPENED = N_("no browser could be started from here")
+"""Why a link did not open, as the audit log records it (shown to the person translated)."""
 
 
 def open_in_browser(url: str) -> bool:
@@ -238,8 +249,15 @@ class ElicitationHandler:
                 limit = self._limiter.limit
                 notice = Notice(
                     server,
-                    f"{server} sent more than {limit.requests} requests in "
-                    f"{limit.per_seconds:g} s; further requests are cancelled until it slows down",
+                    ngettext(
+                        "{server} sent more than {requests} request in {seconds} s; further "
+                        "requests are cancelled until it slows down",
+                        "{server} sent more than {requests} requests in {seconds} s; further "
+                        "requests are cancelled until it slows down",
+                        limit.requests,
+                    ).format(
+                        server=server, requests=limit.requests, seconds=f"{limit.per_seconds:g}"
+                    ),
                 )
             return "rate-limited", notice
         return None
@@ -248,7 +266,7 @@ class ElicitationHandler:
         self, request: ElicitationRequest, asking: Asking, event: dict[str, Any]
     ) -> dict[str, Any]:
         free_text = request.revision_hint == EARLY_DRAFT
-        schema = FREE_TEXT_SCHEMA if free_text else request.requested_schema
+        schema = free_text_schema() if free_text else request.requested_schema
         revision = None if free_text else asking.revision.value
         form, later, schema_findings = _read_and_lint(schema, revision)
         if later:
@@ -273,9 +291,7 @@ class ElicitationHandler:
         if isinstance(answer, Accept):
             problems = form.validate(answer.content)
             if problems:
-                await self._tell(
-                    Notice(asking.server, "The answer was not sent: " + _listed(problems), "error")
-                )
+                await self._tell(Notice(asking.server, _not_sent(problems), "error"))
                 event["problems"] = [p.to_json() for p in problems]
                 return _cancel("invalid-answer")
             if self.audit is not None:
@@ -300,13 +316,10 @@ class ElicitationHandler:
         problems = form.validate(answer.content)
         size = sum(len(item.data) for item in answer.attachments)
         if size > MAX_ATTACHMENT_BYTES:
-            problems.append(
-                Problem(None, "too_large", f"the attachments hold {size} bytes, more than allowed")
-            )
+            message = _("the attachments hold {size} bytes, more than allowed").format(size=size)
+            problems.append(Problem(None, "too_large", message))
         if problems:
-            await self._tell(
-                Notice(asking.server, "The answer was not sent: " + _listed(problems), "error")
-            )
+            await self._tell(Notice(asking.server, _not_sent(problems), "error"))
             event["problems"] = [p.to_json() for p in problems]
             return early_result(cancelled=True, meta={OUTCOME_META: "invalid-answer"})
         text = answer.content.get(FREE_TEXT_FIELD)
@@ -470,7 +483,11 @@ class ElicitationHandler:
             reasons = "; ".join(r.message for r in verdict.reasons)
             event["why"] = "url-blocked"
             await self._tell(
-                Notice(asking.server, f"Blocked a link it asked you to open: {reasons}", "error")
+                Notice(
+                    asking.server,
+                    _("Blocked a link it asked you to open: {reasons}").format(reasons=reasons),
+                    "error",
+                )
             )
             return None
         return UrlPrompt(
@@ -550,13 +567,15 @@ class ElicitationHandler:
             opened = opener(prompt.url)
         except Exception as error:  # the opener's failure is the person's to hear about
             logger.debug("the link could not be opened: %s", error, exc_info=True)
-            why = f"the browser could not be started ({type(error).__name__}: {error})"
+            failure = f"{type(error).__name__}: {error}"
+            why = f"the browser could not be started ({failure})"
+            shown = _("the browser could not be started ({error})").format(error=failure)
         else:
             if opened is not False:
                 return Accept()
-            why = NOT_OPENED
-        event["open_failed"] = why
-        answer = await self._ask(self._link_not_opened(prompt, why))
+            why, shown = NOT_OPENED, _(NOT_OPENED)
+        event["open_failed"] = why  # the record stays English; the person reads ``shown``
+        answer = await self._ask(self._link_not_opened(prompt, shown))
         if isinstance(answer, Accept):
             event["opened_by"] = "person"
         return answer
@@ -570,7 +589,12 @@ class ElicitationHandler:
             return answer
         # A renderer without it: the link in a notice, then its "done / cancel" step.
         await renderer.notify(
-            Notice(prompt.server, f"The link did not open ({why}). Open it yourself: {prompt.url}")
+            Notice(
+                prompt.server,
+                _("The link did not open ({why}). Open it yourself: {url}").format(
+                    why=why, url=prompt.url
+                ),
+            )
         )
         return await renderer.wait_for_completion(prompt, anyio.Event())
 
@@ -623,21 +647,24 @@ def _with_quirk(request: ElicitationRequest, quirk: str) -> ElicitationRequest:
 def _read_and_lint(
     schema: Any, revision: str | None
 ) -> tuple[Form, tuple[str, ...], tuple[Problem, ...]]:
-    """:func:`_read_form` and the schema's findings for people, cached per schema and revision:
-    a server asks the same form again and again, and reading and linting it again cost more
-    than the rest of a request together. A malformed schema raises every time (uncached)."""
+    """:func:`_read_form` and the schema's findings for people, cached per schema, revision
+    and language (the findings' messages are in the person's language): a server asks the
+    same form again and again, and reading and linting it again cost more than the rest of a
+    request together. A malformed schema raises every time (uncached)."""
     try:
         # The key keeps the key order (the order of the questions), as Form.from_schema's does.
         key = json.dumps(schema, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError):  # not JSON: read it uncached, to report the problems
         return _read_and_lint_now(schema, revision)
-    return _read_and_lint_cached(key, revision)
+    return _read_and_lint_cached(key, revision, current_language())
 
 
 @lru_cache(maxsize=256)
 def _read_and_lint_cached(
-    key: str, revision: str | None
+    key: str, revision: str | None, language: str
 ) -> tuple[Form, tuple[str, ...], tuple[Problem, ...]]:
+    """``language`` is only part of the key: the findings are read in the language in effect,
+    which is ``language``."""
     return _read_and_lint_now(json.loads(key), revision)
 
 
@@ -676,3 +703,7 @@ def _schema_field(problem: Problem) -> str:
 
 def _listed(problems: Sequence[Problem]) -> str:
     return "; ".join(str(p) for p in problems)
+
+
+def _not_sent(problems: Sequence[Problem]) -> str:
+    return _("The answer was not sent: {problems}").format(problems=_listed(problems))

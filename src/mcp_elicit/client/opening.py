@@ -34,6 +34,7 @@ from pathlib import Path
 
 from mcp_elicit.client._private import private_directory
 from mcp_elicit.client.server_log import state_directory
+from mcp_elicit.i18n import _, current_language
 
 logger = logging.getLogger(__name__)
 
@@ -114,13 +115,18 @@ def _private_directory() -> Path:
 
 
 def _redirect_page(url: str) -> str:
+    """The page, its few words in the language in effect (the browser shows it for a moment)."""
     attribute = html.escape(url, quote=True)
+    lang = html.escape(current_language(), quote=True)
+    title = html.escape(_("Opening a link (mcp-elicit)"))
+    link = f'<a href="{attribute}" rel="noreferrer">{attribute}</a>'
+    opening = html.escape(_("Opening {link}")).format(link=link)
     return (
         "<!doctype html>\n"
-        '<html lang="en"><head><meta charset="utf-8">\n'
+        f'<html lang="{lang}"><head><meta charset="utf-8">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f'<meta http-equiv="refresh" content="0;url={attribute}">\n'
-        "<title>Opening a link (mcp-elicit)</title></head>\n"
-        f'<body><p>Opening <a href="{attribute}" rel="noreferrer">{attribute}</a></p>'
+        f"<title>{title}</title></head>\n"
+        f"<body><p>{opening}</p>"
         "</body></html>\n"
     )

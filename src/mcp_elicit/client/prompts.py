@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from mcp_elicit.forms import Form, JSONValue, Problem
+from mcp_elicit.i18n import _, ngettext
 from mcp_elicit.protocol.content import mime_problem
 from mcp_elicit.urls import UrlVerdict
 
@@ -86,8 +87,10 @@ _LEGACY_TYPES = {"audio/x-wav": "audio/wav", "audio/wave": "audio/wav"}
 
 def _size(count: int) -> str:
     if count >= 1024 * 1024:
-        return f"{count / (1024 * 1024):g} MB"
-    return f"{count / 1024:g} KB" if count >= 1024 else f"{count} bytes"
+        return _("{size} MB").format(size=f"{count / (1024 * 1024):g}")
+    if count >= 1024:
+        return _("{size} KB").format(size=f"{count / 1024:g}")
+    return ngettext("{count} byte", "{count} bytes", count).format(count=count)
 
 
 ATTACHABLE = ("image", "audio")
@@ -111,12 +114,16 @@ def attachment(
     top = kind_of.split("/", 1)[0].lower()
     if top not in ATTACHABLE or mime_problem(top, kind_of) is not None:
         raise ValueError(
-            f"{name} is not an image or audio file ({kind_of or 'unknown type'}): only images "
-            "and audio can be attached"
+            _(
+                "{name} is not an image or audio file ({type}): only images and audio can be "
+                "attached"
+            ).format(name=name, type=kind_of or _("unknown type"))
         )
     if already + len(data) > MAX_ATTACHMENT_BYTES:
         raise ValueError(
-            f"{name} is too large: attachments may hold {_size(MAX_ATTACHMENT_BYTES)} in all"
+            _("{name} is too large: attachments may hold {size} in all").format(
+                name=name, size=_size(MAX_ATTACHMENT_BYTES)
+            )
         )
     return Attachment(name, kind_of, data)
 

@@ -46,6 +46,7 @@ from mcp_elicit.client.prompts import (
     attachment,
 )
 from mcp_elicit.forms import JSONValue
+from mcp_elicit.i18n import _
 
 _KEYS = {"action", "content", "defaults", "attach"}
 # Revisions in which the server signals completion of a URL elicitation.
@@ -69,27 +70,41 @@ def parse_answers(data: Any) -> list[ScriptedAnswer]:
     entry that breaks a rule. ``ScriptedRenderer`` does this itself: call it only to check a
     list before there is a renderer."""
     if not isinstance(data, list):
-        raise AnswersError("answers must be a JSON list of objects")
+        raise AnswersError(_("answers must be a JSON list of objects"))
     return [_parse_entry(entry, f"answers[{index}]") for index, entry in enumerate(data)]
 
 
 def _parse_entry(entry: Any, where: str) -> ScriptedAnswer:
     if not isinstance(entry, Mapping):
-        raise AnswersError(f"{where}: must be an object, not {type(entry).__name__}")
+        raise AnswersError(
+            _("{where}: must be an object, not {type}").format(
+                where=where, type=type(entry).__name__
+            )
+        )
     unknown = sorted(set(entry) - _KEYS)
     if unknown:
-        raise AnswersError(f"{where}: unknown key {unknown[0]!r} (allowed: {sorted(_KEYS)})")
+        raise AnswersError(
+            _("{where}: unknown key {key} (allowed: {allowed})").format(
+                where=where, key=repr(unknown[0]), allowed=sorted(_KEYS)
+            )
+        )
     action = entry.get("action")
     if action not in ("accept", "decline", "cancel"):
-        raise AnswersError(f"{where}.action: must be accept, decline or cancel, not {action!r}")
+        raise AnswersError(
+            _("{where}: must be accept, decline or cancel, not {value}").format(
+                where=f"{where}.action", value=repr(action)
+            )
+        )
     content = entry.get("content")
     if content is not None and not isinstance(content, Mapping):
-        raise AnswersError(f"{where}.content: must be an object")
+        raise AnswersError(_("{where}: must be an object").format(where=f"{where}.content"))
     defaults = entry.get("defaults", False)
     if not isinstance(defaults, bool):
-        raise AnswersError(f"{where}.defaults: must be true or false")
+        raise AnswersError(_("{where}: must be true or false").format(where=f"{where}.defaults"))
     if action != "accept" and (content is not None or defaults or "attach" in entry):
-        raise AnswersError(f"{where}: only accept takes content, defaults or attach")
+        raise AnswersError(
+            _("{where}: only accept takes content, defaults or attach").format(where=where)
+        )
     attached = _read_attachments(entry.get("attach", []), f"{where}.attach")
     return ScriptedAnswer(
         action, dict(content) if content is not None else None, defaults, attached
@@ -98,7 +113,7 @@ def _parse_entry(entry: Any, where: str) -> ScriptedAnswer:
 
 def _read_attachments(paths: Any, where: str) -> tuple[Attachment, ...]:
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        raise AnswersError(f"{where}: must be a list of file paths")
+        raise AnswersError(_("{where}: must be a list of file paths").format(where=where))
     read: list[Attachment] = []
     for index, name in enumerate(paths):
         path = Path(name).expanduser()
@@ -122,7 +137,7 @@ def load_answers(path: str | Path) -> list[ScriptedAnswer]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise AnswersError(f"{path}: not JSON: {error}") from None
+        raise AnswersError(_("{path}: not JSON: {error}").format(path=path, error=error)) from None
     return parse_answers(data)
 
 
@@ -163,7 +178,11 @@ class ScriptedRenderer:
     def _next(self, server: str, message: str) -> ScriptedAnswer | None:
         if self.used >= len(self._answers):
             if self._exhausted is not None:
-                self._exhausted(f"no answer left for {server}'s request {message!r}: cancelled")
+                self._exhausted(
+                    _("no answer left for {server}'s request {message}: cancelled").format(
+                        server=server, message=repr(message)
+                    )
+                )
             return None
         answer = self._answers[self.used]
         self.used += 1
@@ -183,8 +202,10 @@ class ScriptedRenderer:
             await self.notify(
                 Notice(
                     prompt.server,
-                    f"answers[{self.used - 1}] attaches files, but {prompt.server}'s request "
-                    "is a form, which takes none: not answered",
+                    _(
+                        "{where} attaches files, but {server}'s request is a form, which takes "
+                        "none: not answered"
+                    ).format(where=f"answers[{self.used - 1}]", server=prompt.server),
                     "error",
                 )
             )
@@ -198,7 +219,7 @@ class ScriptedRenderer:
             await self.notify(
                 Notice(
                     prompt.server,
-                    "requires sign-in, which answers do not consent to: give --sign-in yes",
+                    _("requires sign-in, which answers do not consent to: give --sign-in yes"),
                     "error",
                 )
             )
@@ -227,7 +248,11 @@ class ScriptedRenderer:
     async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
         """The entry that consented stands for the person: go on, and say so in ``notices``."""
         await self.notify(
-            Notice(prompt.server, f"the link did not open ({why}): {prompt.url}", "warning")
+            Notice(
+                prompt.server,
+                _("the link did not open ({why}): {url}").format(why=why, url=prompt.url),
+                "warning",
+            )
         )
         return Accept()
 

@@ -24,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.message import SessionMessage
 
 from mcp_elicit.client._private import private_directory
+from mcp_elicit.i18n import _
 
 _Streams = Any  # mcp.client._transport.TransportStreams: (read stream, write stream)
 
@@ -98,7 +99,9 @@ def open_log(path: Path) -> TextIO:
         fd = os.open(path, flags, 0o600)
     except OSError as error:
         raise ServerLogError(
-            f"cannot open the server's log {path}: {error.strerror or error}"
+            _("cannot open the server's log {path}: {reason}").format(
+                path=path, reason=error.strerror or error
+            )
         ) from None
     if hasattr(os, "fchmod"):
         os.fchmod(fd, 0o600)  # an older file keeps no wider mode

@@ -48,6 +48,7 @@ from mcp_elicit.client._loopback import LoopbackCallback, free_port, port_is_fre
 from mcp_elicit.client.opening import open_privately as open_in_browser
 from mcp_elicit.client.prompts import Accept, Answer, Cancel, Notice, UrlPrompt
 from mcp_elicit.client.token_file import TokenFile
+from mcp_elicit.i18n import _
 from mcp_elicit.urls import Verdict, check_url
 
 if TYPE_CHECKING:
@@ -205,7 +206,11 @@ class RefuseSignIn(httpx2.Auth):
     ) -> Any:  # AsyncGenerator[Request, Response]
         response = yield request
         if response.status_code == 401:
-            raise SignInRequired(f"{self.server_url} requires sign-in (HTTP 401); {self.why}")
+            raise SignInRequired(
+                _("{server} requires sign-in (HTTP 401); {why}").format(
+                    server=self.server_url, why=self.why
+                )
+            )
 
 
 class _ExpectedOutcomes(logging.Filter):
@@ -250,12 +255,18 @@ class _Flow:
         self._event = event
         if verdict.verdict is Verdict.BLOCK:
             reasons = "; ".join(r.message for r in verdict.reasons)
-            await self._tell(f"Blocked its sign-in link: {reasons}", "error")
+            await self._tell(
+                _("Blocked its sign-in link: {reasons}").format(reasons=reasons), "error"
+            )
             self._finish("blocked")
-            raise SignInRefused(f"the sign-in link of {self.server} was blocked: {reasons}")
+            raise SignInRefused(
+                _("the sign-in link of {server} was blocked: {reasons}").format(
+                    server=self.server, reasons=reasons
+                )
+            )
         prompt = UrlPrompt(
             self.server,
-            f"{self.server} requires you to sign in before it can be used.",
+            _("{server} requires you to sign in before it can be used.").format(server=self.server),
             url,
             verdict,
             sign_in=True,
@@ -268,7 +279,9 @@ class _Flow:
                 await stack.enter_async_context(listener)
             except OSError as error:
                 raise SignInRefused(
-                    f"cannot receive the sign-in on 127.0.0.1:{self.port} ({error}); try again"
+                    _("cannot receive the sign-in on 127.0.0.1:{port} ({error}); try again").format(
+                        port=self.port, error=error
+                    )
                 ) from None
             if self.settings.ask:
                 answer = await self._consent(prompt)
@@ -279,10 +292,12 @@ class _Flow:
             if not isinstance(answer, Accept):
                 outcome = "cancel" if isinstance(answer, Cancel) else "decline"
                 self._finish(outcome)
-                raise SignInRefused(
-                    f"not signed in to {self.server}: you "
-                    f"{'cancelled' if outcome == 'cancel' else 'declined'} the sign-in"
+                refused = (
+                    _("not signed in to {server}: you cancelled the sign-in")
+                    if outcome == "cancel"
+                    else _("not signed in to {server}: you declined the sign-in")
                 )
+                raise SignInRefused(refused.format(server=self.server))
         except BaseException:
             await stack.aclose()
             raise
@@ -290,7 +305,9 @@ class _Flow:
 
     async def _open_ahead(self, prompt: UrlPrompt) -> Answer:
         """Consent was given ahead (a script): say where the browser goes, and open it."""
-        line = f"signing in to {self.server} (consent given ahead): opening {prompt.url}"
+        line = _("signing in to {server} (consent given ahead): opening {url}").format(
+            server=self.server, url=prompt.url
+        )
         if self.settings.announce is not None:
             self.settings.announce(line)
         else:
@@ -299,10 +316,14 @@ class _Flow:
         try:
             opened = opener(prompt.url)
         except Exception as error:
-            raise SignInRefused(f"the browser could not be started to sign in: {error}") from None
+            raise SignInRefused(
+                _("the browser could not be started to sign in: {error}").format(error=error)
+            ) from None
         if opened is False:
             raise SignInRefused(
-                f"no browser opened the sign-in link; open it yourself: {prompt.url}"
+                _("no browser opened the sign-in link; open it yourself: {url}").format(
+                    url=prompt.url
+                )
             )
         return Accept()
 
@@ -311,9 +332,11 @@ class _Flow:
         if renderer is None:
             self._finish("no-person")
             raise SignInRequired(
-                f"{self.server} requires sign-in, and there is nobody to ask: "
-                "consent ahead (mcp-elicit: --sign-in yes), or give a token "
-                "(--header 'Authorization: Bearer ...')"
+                _(
+                    "{server} requires sign-in, and there is nobody to ask: "
+                    "consent ahead (mcp-elicit: --sign-in yes), or give a token "
+                    "(--header 'Authorization: Bearer ...')"
+                ).format(server=self.server)
             )
         return await self.handler.ask_person(renderer.ask_url(prompt))
 
@@ -330,14 +353,24 @@ class _Flow:
         if response is None:
             self._finish("timeout")
             raise SignInRefused(
-                f"not signed in to {self.server}: the browser did not come back within "
-                f"{self.settings.time_limit:g} s"
+                _(
+                    "not signed in to {server}: the browser did not come back within {seconds} s"
+                ).format(server=self.server, seconds=f"{self.settings.time_limit:g}")
             )
         if response.error is not None or response.code is None:
             error = response.error or "no code"
             self._finish("decline" if error == "access_denied" else "error", error=error)
-            detail = f": {response.error_description}" if response.error_description else ""
-            raise SignInRefused(f"not signed in to {self.server}: {error}{detail}")
+            # The provider's error code as it sent it (``access_denied``); none is said in words.
+            shown = response.error or _("no code")
+            if response.error_description:
+                refused = _("not signed in to {server}: {error}: {description}").format(
+                    server=self.server, error=shown, description=response.error_description
+                )
+            else:
+                refused = _("not signed in to {server}: {error}").format(
+                    server=self.server, error=shown
+                )
+            raise SignInRefused(refused)
         self._finish("accept")
         return AuthorizationCodeResult(code=response.code, state=response.state, iss=response.iss)
 
@@ -353,11 +386,15 @@ class _Flow:
         )
         if isinstance(answer, Cancel) and not listener.arrived.is_set():
             self._finish("cancel")
-            raise SignInRefused(f"not signed in to {self.server}: you cancelled the sign-in")
+            raise SignInRefused(
+                _("not signed in to {server}: you cancelled the sign-in").format(server=self.server)
+            )
         if not listener.arrived.is_set():
             await self._tell(
-                f"Still waiting for your browser to come back from the sign-in "
-                f"(to 127.0.0.1:{self.port})",
+                _(
+                    "Still waiting for your browser to come back from the sign-in "
+                    "(to 127.0.0.1:{port})"
+                ).format(port=self.port),
                 "info",
             )
             await listener.arrived.wait()

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from mcp.client.stdio import StdioServerParameters
 
 from mcp_elicit.client.server_log import LoggedStdioServer, logged
+from mcp_elicit.i18n import _
 
 
 class TargetError(ValueError):
@@ -26,7 +27,7 @@ def server_for(
     host with a person at the terminal wants.
     """
     if url is not None and command:
-        raise TargetError("give either a URL or '-- command args...', not both")
+        raise TargetError(_("give either a URL or '-- command args...', not both"))
     if command:
         # The server runs as the person's own program would: with their environment.
         params = StdioServerParameters(
@@ -34,11 +35,13 @@ def server_for(
         )
         return logged(params) if log_stderr else params
     if url is None:
-        raise TargetError("no server: give an http(s):// URL, or '-- command args...' last")
+        raise TargetError(_("no server: give an http(s):// URL, or '-- command args...' last"))
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise TargetError(
-            f"{url!r} is not an http(s):// URL; to start a server, put '-- command' last"
+            _("{url} is not an http(s):// URL; to start a server, put '-- command' last").format(
+                url=repr(url)
+            )
         )
     return url
 

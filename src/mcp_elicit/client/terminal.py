@@ -55,6 +55,7 @@ from mcp_elicit.client.prompts import (
     UrlPrompt,
 )
 from mcp_elicit.forms import Field, Form, JSONValue, Problem
+from mcp_elicit.i18n import N_, _
 
 Writer = Callable[[str], None]
 """Prints one block of plain text (may hold newlines), like ``print``."""
@@ -80,6 +81,10 @@ _FREE_REVIEW = {
 }
 _YES = frozenset({"y", "yes"})
 _NO = frozenset({"n", "no"})
+
+# What the person is told once a question is over, by their answer.
+_FORM_OUTCOME = {Accept: N_("Submitted."), Decline: N_("Declined."), Cancel: N_("Cancelled.")}
+_URL_OUTCOME = {Accept: N_("Accepted."), Decline: N_("Declined."), Cancel: N_("Cancelled.")}
 
 
 class TerminalRenderer:
@@ -109,7 +114,7 @@ class TerminalRenderer:
             answer = await self._form(prompt)
         except Dismissed as gone:
             answer = Cancel(reason=gone.reason)
-        self._say({Accept: "Submitted.", Decline: "Declined.", Cancel: "Cancelled."}[type(answer)])
+        self._say(_(_FORM_OUTCOME[type(answer)]))
         return answer
 
     async def ask_url(self, prompt: UrlPrompt) -> Answer:
@@ -123,12 +128,12 @@ class TerminalRenderer:
             self._say("\n".join(after))
         answer: Answer
         try:
-            reply = await self._ask(text.URL_QUESTION, _yes_no_error)
+            reply = await self._ask(_(text.URL_QUESTION), _yes_no_error)
         except Dismissed as gone:
             answer = Cancel(reason=gone.reason)
         else:
             answer = Accept() if reply.strip().lower() in _YES else Decline()
-        self._say({Accept: "Accepted.", Decline: "Declined.", Cancel: "Cancelled."}[type(answer)])
+        self._say(_(_URL_OUTCOME[type(answer)]))
         return answer
 
     async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
@@ -148,12 +153,13 @@ class TerminalRenderer:
                     answer = Cancel(reason=gone.reason)
                 group.cancel_scope.cancel()
         if isinstance(answer, Cancel):
-            self._say("Cancelled.")
+            self._say(_("Cancelled."))
         elif completed.is_set():
             name = text.clean(prompt.server, newlines=False)
-            self._say(f"Signed in to {name}." if prompt.sign_in else f"{name} confirmed.")
+            done = _("Signed in to {server}.") if prompt.sign_in else _("{server} confirmed.")
+            self._say(done.format(server=name))
         else:
-            self._say("Done.")
+            self._say(_("Done."))
         return answer
 
     async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
@@ -162,13 +168,13 @@ class TerminalRenderer:
         self._say("\n".join(text.not_opened_lines(prompt, why)))
         answer: Answer
         try:
-            await self._ask(text.OPENED_QUESTION, None)
+            await self._ask(_(text.OPENED_QUESTION), None)
         except Dismissed as gone:
             answer = Cancel(reason=gone.reason)
-            self._say("Cancelled.")
+            self._say(_("Cancelled."))
         else:
             answer = Accept()
-            self._say("Going on.")
+            self._say(_("Going on."))
         return answer
 
     async def notify(self, notice: Notice) -> None:
@@ -179,7 +185,7 @@ class TerminalRenderer:
     async def _form(self, prompt: FormPrompt) -> Answer:
         form = prompt.form
         self._say("\n".join(text.form_intro(prompt)))
-        start = _START[(await self._ask(text.START_QUESTION, _start_error)).strip().lower()]
+        start = _START[(await self._ask(_(text.START_QUESTION), _start_error)).strip().lower()]
         if start == "decline":
             return Decline()
         if start == "cancel":
@@ -196,7 +202,7 @@ class TerminalRenderer:
             await self._ask_files(files)
             if _text_or_file(values, files):
                 break
-            self._say(f"Error: {text.TEXT_OR_FILE}")  # and the question once more
+            self._say(_(text.TEXT_OR_FILE_ERROR))  # and the question once more
         while True:
             self._say("\n".join(text.review_lines(form, values, files)))
             question = text.review_question(free_text=files is not None, files=bool(files))
@@ -209,17 +215,17 @@ class TerminalRenderer:
                 problems = form.validate(values)
                 wrong = [text.finding_line(form, p, word="Error") for p in problems]
                 if files is not None and not _text_or_file(values, files):
-                    wrong.append(f"Error: {text.TEXT_OR_FILE}")
+                    wrong.append(_(text.TEXT_OR_FILE_ERROR))
                 if not wrong:
                     return Accept(content=dict(values), attachments=tuple(files or ()))
                 # Never an invalid Accept: say what is wrong and go back to the review.
                 self._say("\n".join(wrong))
-                self._say("Nothing was sent: fix these, then submit again.")
+                self._say(_("Nothing was sent: fix these, then submit again."))
             elif action == "edit":
                 if target is None and files is not None and len(form) == 1:
                     target = form.fields[0]  # one question: nothing to choose
                 if target is None:
-                    reply = await self._ask(text.EDIT_QUESTION, lambda t: _edit_error(form, t))
+                    reply = await self._ask(_(text.EDIT_QUESTION), lambda t: _edit_error(form, t))
                     target = _find_field(form, reply)
                 assert isinstance(target, Field)  # the edit check let only a field through
                 index = form.fields.index(target) + 1
@@ -231,11 +237,13 @@ class TerminalRenderer:
                     target = 0
                 if target is None:
                     self._say("\n".join(text.files_list(files)))
-                    reply = await self._ask(text.REMOVE_QUESTION, lambda t: _remove_error(files, t))
+                    reply = await self._ask(
+                        _(text.REMOVE_QUESTION), lambda t: _remove_error(files, t)
+                    )
                     target = _find_file(files, reply)
                 assert isinstance(target, int)  # the remove check let only a file through
                 gone = files.pop(target)
-                self._say(f"Removed: {text.clean(gone.name, newlines=False)}")
+                self._say(_("Removed: {name}").format(name=text.clean(gone.name, newlines=False)))
             elif action == "decline":
                 return Decline()
             else:
@@ -253,14 +261,14 @@ class TerminalRenderer:
                 return None
             found = _read_attachment(typed, sum(len(item.data) for item in files))
             if isinstance(found, str):
-                return f"Error: {text.clean(found, newlines=False)}"
+                return text.error_line(found)
             read[typed] = found
             return None
 
         completer = PathCompleter(expanduser=True, file_filter=_attachable_or_folder)
         while True:
             typed = await read_line(
-                text.ATTACH_QUESTION,
+                _(text.ATTACH_QUESTION),
                 check,
                 input=self._input,
                 output=self._output,
@@ -323,7 +331,7 @@ def _interpret(form: Form, field: Field, typed: str) -> JSONValue | Problem | No
 
 
 def _error_text(problem: Problem) -> str:
-    return f"Error: {text.clean(problem.message, newlines=False)}"
+    return text.error_line(problem.message)
 
 
 def _field_check(form: Form, field: Field) -> Check:
@@ -337,13 +345,13 @@ def _field_check(form: Form, field: Field) -> Check:
 def _start_error(typed: str) -> str | None:
     if typed.strip().lower() in _START:
         return None
-    return "Error: type a to answer, d to decline or c to cancel"
+    return _("Error: type a to answer, d to decline or c to cancel")
 
 
 def _yes_no_error(typed: str) -> str | None:
     if typed.strip().lower() in _YES | _NO:
         return None
-    return "Error: type y to open the link or n to decline (Esc cancels)"
+    return _("Error: type y to open the link or n to decline (Esc cancels)")
 
 
 def _find_field(form: Form, typed: str) -> Field | None:
@@ -368,7 +376,7 @@ def _review_action(
     """``s``, ``e``, ``d``, ``c``; ``e 2`` or ``edit age``; or a field's number or name.
     With ``files`` (a free-text answer) also ``a`` and ``r``, ``r 2`` or ``remove cat.png``
     (the target is then the file's index)."""
-    word, _, rest = typed.strip().partition(" ")
+    word, _space, rest = typed.strip().partition(" ")
     action = (_REVIEW if files is None else _FREE_REVIEW).get(word.lower())
     if action is not None and not rest.strip():
         if action == "remove" and not files:
@@ -386,14 +394,18 @@ def _review_error(form: Form, typed: str, files: Sequence[Attachment] | None = N
     found = _review_action(form, typed, files)
     if found is None:
         if files is None:
-            return "Error: type s to submit, e to edit a field, d to decline or c to cancel"
-        remove = ", r to remove a file" if files else ""
-        return (
-            f"Error: type s to submit, e to edit your answer, a to attach a file{remove}, "
+            return _("Error: type s to submit, e to edit a field, d to decline or c to cancel")
+        if files:
+            return _(
+                "Error: type s to submit, e to edit your answer, a to attach a file, "
+                "r to remove a file, d to decline or c to cancel"
+            )
+        return _(
+            "Error: type s to submit, e to edit your answer, a to attach a file, "
             "d to decline or c to cancel"
         )
     if found == ("edit", None) and not len(form):
-        return "Error: this form has no fields to edit"
+        return _("Error: this form has no fields to edit")
     return None
 
 
@@ -412,7 +424,7 @@ def _find_file(files: Sequence[Attachment], typed: str) -> int | None:
 def _remove_error(files: Sequence[Attachment], typed: str) -> str | None:
     if _find_file(files, typed) is not None:
         return None
-    return f"Error: type a file's number (1{text.DASH}{len(files)}) or its name"
+    return _("Error: type a file's number (1\N{EN DASH}{last}) or its name").format(last=len(files))
 
 
 def _text_or_file(values: dict[str, JSONValue], files: Sequence[Attachment]) -> bool:
@@ -450,15 +462,15 @@ def _read_attachment(typed: str, already: int) -> Attachment | str:
     try:
         found = path.stat()
     except (FileNotFoundError, NotADirectoryError):
-        return f"{shown}: no such file"
+        return _("{path}: no such file").format(path=shown)
     except OSError as error:
         return f"{shown}: {error.strerror or error}"
     except ValueError:  # a NUL in the path
-        return f"{shown}: not a path a file can have"
+        return _("{path}: not a path a file can have").format(path=shown)
     if stat.S_ISDIR(found.st_mode):
-        return f"{shown} is a folder: type the path of a file in it"
+        return _("{path} is a folder: type the path of a file in it").format(path=shown)
     if not stat.S_ISREG(found.st_mode):
-        return f"{shown} is not a regular file"
+        return _("{path} is not a regular file").format(path=shown)
     try:
         prompts.attachment(path.name, b"", already=already + found.st_size)
         data = path.read_bytes()
@@ -487,4 +499,4 @@ def _attachable_or_folder(name: str) -> bool:
 def _edit_error(form: Form, typed: str) -> str | None:
     if _find_field(form, typed) is not None:
         return None
-    return f"Error: type a field's number (1{text.DASH}{len(form)}) or its name"
+    return _("Error: type a field's number (1\N{EN DASH}{last}) or its name").format(last=len(form))

@@ -22,6 +22,7 @@ from mcp_elicit.forms import (
     lint_schema,
     schema_of,
 )
+from mcp_elicit.i18n import _, ngettext, text_width
 
 
 class Room(Enum):
@@ -55,21 +56,33 @@ def run(out: TextIO) -> None:
         for problem in found:
             say(f"  ✗ {problem.field}: {problem.message}  [{problem.code}]")
 
-    say("mcp-elicit — a tour of the forms core")
-    say("=" * 38)
-    say("\n1. A Python dataclass becomes a requestedSchema (2025-11-25 shapes):\n")
+    title = _("mcp-elicit — a tour of the forms core")
+    say(title)
+    say("=" * (text_width(title) + 1))
+    say("\n" + _("1. A Python dataclass becomes a requestedSchema (2025-11-25 shapes):") + "\n")
     schema = schema_of(Booking, revision="2025-11-25")
     show(schema)
     again = schema_of(Booking, revision="2025-11-25")
-    say(f"\n   asked again, it is the same cached object: {again is schema}")
+    say(
+        "\n   "
+        + _("asked again, it is the same cached object: {same}").format(same=again is schema)
+    )
 
-    say("\n2. Checking it against each revision:")
+    say("\n" + _("2. Checking it against each revision:"))
     for revision in ("2025-06-18", "2025-11-25", "2026-07-28"):
         found = check_schema(schema, revision=revision)
-        say(f"   {revision}: {'valid' if not found else f'{len(found)} problems'}")
+        verdict = (
+            ngettext("{n} problem", "{n} problems", len(found)).format(n=len(found))
+            if found
+            else _("valid")
+        )
+        say(f"   {revision}: {verdict}")
         problems(found)
 
-    say("\n3. Converting to 2025-06-18: titled options become enumNames; multi-select cannot go:")
+    say(
+        "\n"
+        + _("3. Converting to 2025-06-18: titled options become enumNames; multi-select cannot go:")
+    )
     try:
         convert(schema, to="2025-06-18")
     except ConversionError as exc:
@@ -80,22 +93,26 @@ def run(out: TextIO) -> None:
     }
     show(convert(without_extras, to="2025-06-18")["properties"]["room"])
 
-    say("\n4. The form model a renderer draws:")
+    say("\n" + _("4. The form model a renderer draws:"))
     form = Form.from_schema(schema)
     for f in form.fields:
         extra = []
         if f.required:
-            extra.append("required")
+            extra.append(_("required"))
         if f.default is not None:
-            extra.append(f"default {json.dumps(f.default)}")
+            extra.append(_("default {value}").format(value=json.dumps(f.default)))
         if f.choices:
-            extra.append("choices: " + ", ".join(c.label for c in f.choices))
+            extra.append(
+                _("choices: {choices}").format(choices=", ".join(c.label for c in f.choices))
+            )
         if f.minimum is not None or f.maximum is not None:
-            extra.append(f"range {f.minimum}..{f.maximum}")
+            extra.append(
+                _("range {minimum}..{maximum}").format(minimum=f.minimum, maximum=f.maximum)
+            )
         say(f"   {f.label:<15} {f.kind.value:<14} {'; '.join(extra)}")
-    say(f"   defaults (falsy ones kept): {form.defaults()}")
+    say("   " + _("defaults (falsy ones kept): {defaults}").format(defaults=form.defaults()))
 
-    say("\n5. What a person types, coerced to JSON values:")
+    say("\n" + _("5. What a person types, coerced to JSON values:"))
     for name, typed in (
         ("nights", "3"),
         ("room", "sea view"),
@@ -107,7 +124,7 @@ def run(out: TextIO) -> None:
         shown = f"✗ {result.message}" if isinstance(result, Problem) else json.dumps(result)
         say(f"   {name} ← {typed!r:12} → {shown}")
 
-    say("\n6. Validating a bad answer — one message per field:")
+    say("\n" + _("6. Validating a bad answer — one message per field:"))
     bad = {
         "name": "A",
         "email": "ann@",
@@ -125,10 +142,10 @@ def run(out: TextIO) -> None:
         "email": "ann@example.com",
         "check_in": "2026-03-14",
     }
-    say(f"\n   fixed: {json.dumps(good)}")
-    say(f"   problems: {form.validate(good)}")
+    say("\n   " + _("fixed: {answer}").format(answer=json.dumps(good)))
+    say("   " + _("problems: {problems}").format(problems=form.validate(good)))
 
-    say("\n7. Lint findings a client shows a person:")
+    say("\n" + _("7. Lint findings a client shows a person:"))
     risky = {
         "type": "object",
         "properties": {
@@ -137,4 +154,7 @@ def run(out: TextIO) -> None:
     }
     for note in lint_schema(risky):
         say(f"   ! {note.field}: {note.message}  [{note.code}]")
-    say("\nNext: `mcp-elicit schema --help` for the command line, docs/forms.md for the API.")
+    say(
+        "\n"
+        + _("Next: `mcp-elicit schema --help` for the command line, docs/forms.md for the API.")
+    )

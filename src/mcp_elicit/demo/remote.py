@@ -42,6 +42,7 @@ from starlette.routing import Route
 
 from mcp_elicit.client._loopback import SignalFreeServer
 from mcp_elicit.demo.showcase import STEPS, Step
+from mcp_elicit.i18n import N_, _
 from mcp_elicit.server.oauth import JwtVerifier
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -54,13 +55,16 @@ READY_TIMEOUT = 60.0
 REMOTE_STEPS: tuple[Step, ...] = (
     *STEPS,
     Step(
-        "connect your calendar",
+        N_("connect your calendar"),
         "upcoming_events",
-        "Hotel MCP lists your upcoming events from Example Calendar, a third party. It needs\n"
-        "your token there, and that token must never pass through your MCP client: the server\n"
-        "sends you to its own connect page (signed in as you, so nobody else can use the\n"
-        "link), which sends you on to Example Calendar to sign in and allow. The token comes\n"
-        "back to the server, is stored encrypted, bound to you, and the events come back here.",
+        N_(
+            "Hotel MCP lists your upcoming events from Example Calendar, a third party. It needs\n"
+            "your token there, and that token must never pass through your MCP client: the "
+            "server\n"
+            "sends you to its own connect page (signed in as you, so nobody else can use the\n"
+            "link), which sends you on to Example Calendar to sign in and allow. The token comes\n"
+            "back to the server, is stored encrypted, bound to you, and the events come back here."
+        ),
     ),
 )
 
@@ -83,8 +87,10 @@ async def remote_world(state: Path) -> AsyncIterator[RemoteWorld]:
     """Start the providers, the calendar API and Hotel MCP; stop them all on exit."""
     if not (NODE.is_file() and PROVIDER_SCRIPT.is_file()):
         raise RemoteUnavailable(
-            f"the remote demo needs Node 22 and oidc-provider from {PEERS}: run 'make peers' "
-            "in a checkout of mcp-elicit (or 'make demo ARGS=--remote', which does)"
+            _(
+                "the remote demo needs Node 22 and oidc-provider from {peers}: run 'make peers' "
+                "in a checkout of mcp-elicit (or 'make demo ARGS=--remote', which does)"
+            ).format(peers=PEERS)
         )
     logs = state / "remote"
     shutil.rmtree(logs, ignore_errors=True)
@@ -173,7 +179,9 @@ def _provider(config: dict[str, Any], base: Path) -> Iterator[str]:
         line = process.stdout.readline()  # the one ready line, or nothing if it failed
         if not line:
             raise RemoteUnavailable(
-                f"{config['name']} did not start; see {base.with_suffix('.log')}"
+                _("{name} did not start; see {log}").format(
+                    name=config["name"], log=base.with_suffix(".log")
+                )
             )
         yield str(json.loads(line)["issuer"])
     finally:
@@ -220,7 +228,11 @@ async def _until_up(url: str, logs: Path) -> None:
             except httpx2.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise RemoteUnavailable(f"Hotel MCP did not start; see {logs / 'hotel-mcp.log'}")
+                raise RemoteUnavailable(
+                    _("{name} did not start; see {log}").format(
+                        name="Hotel MCP", log=logs / "hotel-mcp.log"
+                    )
+                )
             await anyio.sleep(0.1)
 
 
@@ -271,12 +283,19 @@ async def _calendar_api(issuer: str) -> AsyncIterator[str]:
 
 def introduce(world: RemoteWorld, out: TextIO) -> None:
     print(
-        "mcp-elicit demo --remote: Hotel MCP over Streamable HTTP at "
-        f"{world.mcp_url}, behind sign-in at Hotel accounts ({world.hotel_issuer}), and a\n"
-        f"third party, Example Calendar ({world.calendar_issuer}). Everything runs on this\n"
-        "machine; its logs are in "
-        f"{world.logs}.\nSign in as alice (or bob) when the browser asks: no password, the "
-        "account name is enough here.",
+        _(
+            "mcp-elicit demo --remote: Hotel MCP over Streamable HTTP at "
+            "{mcp_url}, behind sign-in at Hotel accounts ({hotel_issuer}), and a\n"
+            "third party, Example Calendar ({calendar_issuer}). Everything runs on this\n"
+            "machine; its logs are in {logs}.\n"
+            "Sign in as alice (or bob) when the browser asks: no password, the "
+            "account name is enough here."
+        ).format(
+            mcp_url=world.mcp_url,
+            hotel_issuer=world.hotel_issuer,
+            calendar_issuer=world.calendar_issuer,
+            logs=world.logs,
+        ),
         file=out,
         flush=True,
     )

@@ -16,6 +16,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
+from mcp_elicit.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -30,49 +31,60 @@ class Step:
 
 STEPS: tuple[Step, ...] = (
     Step(
-        "a form",
+        N_("a form"),
         "book_room",
-        "Hotel MCP asks for your stay with one form: a date, a choice with titles, and\n"
-        "defaults (1 night, a standard room, and no breakfast: a default of False counts too).\n"
-        "Try an arrival date like 2026-13-01 to see a message, then fix it. A second question\n"
-        "asks for extras, several at once.",
+        N_(
+            "Hotel MCP asks for your stay with one form: a date, a choice with titles, and\n"
+            "defaults (1 night, a standard room, and no breakfast: "
+            "a default of False counts too).\n"
+            "Try an arrival date like 2026-13-01 to see a message, then fix it. A second question\n"
+            "asks for extras, several at once."
+        ),
         intro_for={
-            "2025-06-18": "Hotel MCP asks for your stay with one form: a date and a choice with\n"
-            "titles. 2025-06-18 allows defaults on booleans only, so the server sends just\n"
-            "that one, and it has no multi-select: the extras question is skipped, and the\n"
-            "server says so instead of sending something this revision cannot express."
+            "2025-06-18": N_(
+                "Hotel MCP asks for your stay with one form: a date and a choice with\n"
+                "titles. 2025-06-18 allows defaults on booleans only, so the server sends just\n"
+                "that one, and it has no multi-select: the extras question is skipped, and the\n"
+                "server says so instead of sending something this revision cannot express."
+            )
         },
     ),
     Step(
-        "a confirmation",
+        N_("a confirmation"),
         "cancel_booking",
-        "Cancelling cannot be undone, so the server asks first. Answer no to keep the\n"
-        "booking, yes to cancel it; declining or cancelling the question keeps it too.",
+        N_(
+            "Cancelling cannot be undone, so the server asks first. Answer no to keep the\n"
+            "booking, yes to cancel it; declining or cancelling the question keeps it too."
+        ),
     ),
     Step(
-        "starting fresh",
+        N_("starting fresh"),
         "forget_weather_key",
-        "So that the next step asks for a key even if an earlier demo stored one.",
+        N_("So that the next step asks for a key even if an earlier demo stored one."),
     ),
     Step(
-        "a secret, through URL mode",
+        N_("a secret, through URL mode"),
         "connect_weather",
-        "The weather service needs an API key. A key must not travel through your MCP\n"
-        "client, so the server sends you to its own page instead (on 127.0.0.1). You see\n"
-        "the full link and its domain before anything opens. On the page, type anything\n"
-        "that looks like a key (say demo-key-123) and press Save: the key goes from your\n"
-        "browser to the server, which stores it encrypted in its SQLite store.",
+        N_(
+            "The weather service needs an API key. A key must not travel through your MCP\n"
+            "client, so the server sends you to its own page instead (on 127.0.0.1). You see\n"
+            "the full link and its domain before anything opens. On the page, type anything\n"
+            "that looks like a key (say demo-key-123) and press Save: the key goes from your\n"
+            "browser to the server, which stores it encrypted in its SQLite store."
+        ),
         intro_for={
-            "2025-06-18": "The weather service needs an API key. 2025-06-18 has no URL mode,\n"
-            "and a key must never be asked for in a form: watch the server refuse, with a\n"
-            "message that says why. (Run the demo with --protocol 2025-11-25 or 2026-07-28\n"
-            "to see the page.)"
+            "2025-06-18": N_(
+                "The weather service needs an API key. 2025-06-18 has no URL mode,\n"
+                "and a key must never be asked for in a form: watch the server refuse, with a\n"
+                "message that says why. (Run the demo with --protocol 2025-11-25 or 2026-07-28\n"
+                "to see the page.)"
+            )
         },
     ),
     Step(
-        "the stored secret",
+        N_("the stored secret"),
         "forecast",
-        "This tool uses the stored key: no question this time.",
+        N_("This tool uses the stored key: no question this time."),
         arguments={"city": "Lisbon"},
     ),
 )
@@ -102,9 +114,13 @@ async def run_steps(
     revision = client.protocol_version or ""
     for number, step in enumerate(steps, 1):
         say()
-        say(f"── Step {number} of {len(steps)}: {step.title} ({step.tool}) ──")
-        say(step.intro_for.get(revision, step.intro))
-        if not await pause(f"Press Enter to call {step.tool}… "):
+        say(
+            _("── Step {number} of {total}: {title} ({tool}) ──").format(
+                number=number, total=len(steps), title=_(step.title), tool=step.tool
+            )
+        )
+        say(_(step.intro_for.get(revision, step.intro)))
+        if not await pause(_("Press Enter to call {tool}… ").format(tool=step.tool)):
             return False
         say(describe_result(await call(client, step.tool, step.arguments)))
     return True
@@ -120,13 +136,13 @@ async def call(client: ElicitingClient, tool: str, arguments: dict[str, Any]) ->
 
 def describe_result(result: Any) -> str:
     if isinstance(result, MCPError):
-        return f"Error {result.code}: {result.message}"
+        return _("Error {code}: {message}").format(code=result.code, message=result.message)
     if isinstance(result, Exception):
-        return f"Error: {result}"
+        return _("Error: {message}").format(message=result)
     dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
     texts = [
         item["text"] if item.get("type") == "text" else json.dumps(item)
         for item in dumped.get("content", [])
     ]
-    head = "Result (error):" if dumped.get("isError") else "Result:"
+    head = _("Result (error):") if dumped.get("isError") else _("Result:")
     return "\n".join([head, *(f"  {text}" for text in texts)])

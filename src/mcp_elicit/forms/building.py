@@ -41,6 +41,8 @@ from mcp_elicit.forms.problems import ConversionError, SchemaBuildError
 from mcp_elicit.forms.rendering import render_schema
 from mcp_elicit.forms.revisions import LATEST, Revision
 from mcp_elicit.forms.values import check_value
+from mcp_elicit.i18n import language
+from mcp_elicit.i18n.catalogs import SOURCE_LANGUAGE
 
 _SCHEMAS: dict[tuple[Any, Any], dict[str, Any]] = {}
 _FIELDS: dict[Any, tuple[Field, ...]] = {}
@@ -80,7 +82,10 @@ def fields_of(tp: Any) -> tuple[Field, ...]:
 def _build(tp: Any, revision: Revision) -> dict[str, Any]:
     fields = fields_of(tp)
     try:
-        return render_schema(fields, revision.rules)
+        # A SchemaBuildError is for the type's author (a developer): in English, whatever
+        # language the process shows people.
+        with language(SOURCE_LANGUAGE):
+            return render_schema(fields, revision.rules)
     except ConversionError as exc:
         raise SchemaBuildError(exc.field, exc.reason, owner=_name(tp)) from None
 
@@ -247,7 +252,8 @@ def _field(entry: _Entry, owner: str) -> Field:
         return built
     default = _json_default(entry.default, spec)
     candidate = dataclasses.replace(built, default=default)
-    problem = check_value(candidate, default)
+    with language(SOURCE_LANGUAGE):  # the reason goes into a SchemaBuildError: English
+        problem = check_value(candidate, default)
     if problem is not None:
         spec.fail(f"the default {entry.default!r} is not a valid answer: {problem.message}")
     return candidate

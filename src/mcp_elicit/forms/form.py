@@ -16,6 +16,7 @@ from mcp_elicit.forms.reading import read_schema
 from mcp_elicit.forms.revisions import Revision
 from mcp_elicit.forms.validation import Validator
 from mcp_elicit.forms.values import check_value
+from mcp_elicit.i18n import _
 
 _TRUE = frozenset({"y", "yes", "true", "t", "1", "on"})
 _FALSE = frozenset({"n", "no", "false", "f", "0", "off"})
@@ -98,7 +99,7 @@ class Form:
         stripped = text.strip()
         if not stripped and not (field.kind is FieldKind.TEXT and text):
             if field.required:
-                return Problem(name, "required", f"{field.label} is required")
+                return Problem(name, "required", _("{label} is required").format(label=field.label))
             return None
         value = _parse_text(field, text, stripped)
         if isinstance(value, Problem):
@@ -129,18 +130,23 @@ def _parse_text(field: Field, text: str, stripped: str) -> JSONValue | Problem:
         return stripped
     if kind is FieldKind.BOOLEAN:
         word = stripped.lower()
-        if word in _TRUE:
+        # The words of the language in effect count too ("是", "否"), beside y/n and true/false.
+        if word in _TRUE or word == _("yes").casefold():
             return True
-        if word in _FALSE:
+        if word in _FALSE or word == _("no").casefold():
             return False
-        return Problem(field.name, "type", "answer yes or no (y/n, true/false)")
+        return Problem(field.name, "type", _("answer yes or no (y/n, true/false)"))
     if kind is FieldKind.INTEGER:
         cleaned = stripped.replace("_", "")
         if _INTEGER_TEXT.fullmatch(cleaned):
             return _whole_number(field, cleaned)
         if _NUMBER_TEXT.fullmatch(cleaned) and float(cleaned).is_integer():
             return int(float(cleaned))
-        return Problem(field.name, "type", f"must be a whole number, like 42 (not {stripped!r})")
+        return Problem(
+            field.name,
+            "type",
+            _("must be a whole number, like 42 (not {text})").format(text=repr(stripped)),
+        )
     if kind is FieldKind.NUMBER:
         cleaned = stripped.replace("_", "")
         if _INTEGER_TEXT.fullmatch(cleaned):
@@ -149,7 +155,11 @@ def _parse_text(field: Field, text: str, stripped: str) -> JSONValue | Problem:
             number = float(cleaned)
             if math.isfinite(number):
                 return number
-        return Problem(field.name, "type", f"must be a number, like 42 or 3.5 (not {stripped!r})")
+        return Problem(
+            field.name,
+            "type",
+            _("must be a number, like 42 or 3.5 (not {text})").format(text=repr(stripped)),
+        )
     if kind is FieldKind.SINGLE_CHOICE:
         return _pick(field, stripped)
     picked: list[str] = []
@@ -167,7 +177,11 @@ def _whole_number(field: Field, digits: str) -> int | Problem:
     try:
         return int(digits)
     except ValueError:  # more digits than Python converts (4300), or any JSON parser reads
-        return Problem(field.name, "type", f"that number has {len(digits)} digits: far too many")
+        return Problem(
+            field.name,
+            "type",
+            _("that number has {n} digits: far too many").format(n=len(digits)),
+        )
 
 
 def _pick(field: Field, text: str) -> str | Problem:
@@ -185,7 +199,11 @@ def _pick(field: Field, text: str) -> str | Problem:
     # other characters isdigit() takes ("²", "①"); never long enough to be costly.
     if text.isdecimal() and len(text) <= 9 and 1 <= int(text) <= len(choices):
         return choices[int(text) - 1].value
-    options = ", ".join(f"{i}. {c.label}" for i, c in enumerate(choices, 1))
+    options = _(", ").join(f"{i}. {c.label}" for i, c in enumerate(choices, 1))
     return Problem(
-        field.name, "not_a_choice", f"{text!r} is not an option: choose one of {options}"
+        field.name,
+        "not_a_choice",
+        _("{value} is not an option: choose one of {choices}").format(
+            value=repr(text), choices=options
+        ),
     )

@@ -16,9 +16,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_elicit.forms.patterns import compile_pattern
+from mcp_elicit.forms.patterns import MAX_PATTERN_LENGTH, compile_pattern
 from mcp_elicit.forms.problems import Problem
 from mcp_elicit.forms.reading import read_schema
+from mcp_elicit.i18n import N_, _
 
 _URL = re.compile(
     r"(?i)\b(?:[a-z][a-z0-9+.\-]*://[^\s<>\"']+|www\.[a-z0-9\-]+\.[^\s<>\"']+"
@@ -61,15 +62,18 @@ def lint_schema(schema: Any, *, message: str | None = None) -> list[Problem]:
     if message is not None and isinstance(message, str):
         url = find_url(message)
         if url:
-            found.append(_url_problem(None, "the message", url))
+            found.append(_url_problem(None, N_("the message"), url))
     reading = read_schema(schema, None)
     for field_name, keyword in reading.ignored:
-        where = "at the top level" if field_name is None else "in this field"
         found.append(
             Problem(
                 field_name,
                 "ignored_keyword",
-                f"{keyword!r} {where} is not part of the schema; it is ignored",
+                (
+                    _("{keyword} at the top level is not part of the schema; it is ignored")
+                    if field_name is None
+                    else _("{keyword} in this field is not part of the schema; it is ignored")
+                ).format(keyword=repr(keyword)),
             )
         )
     properties = schema.get("properties") if isinstance(schema, dict) else None
@@ -86,8 +90,10 @@ def lint_schema(schema: Any, *, message: str | None = None) -> list[Problem]:
                 Problem(
                     name,
                     "looks_secret",
-                    f"this field seems to ask for a secret ({term!r}); a form must not ask for "
-                    "passwords, tokens, API keys or card numbers: never type one here",
+                    _(
+                        "this field seems to ask for a secret ({term}); a form must not ask for "
+                        "passwords, tokens, API keys or card numbers: never type one here"
+                    ).format(term=repr(term)),
                 )
             )
         for where, text in _texts(prop):
@@ -98,13 +104,28 @@ def lint_schema(schema: Any, *, message: str | None = None) -> list[Problem]:
         pattern = prop.get("pattern")
         if isinstance(pattern, str):
             compiled = compile_pattern(pattern)
-            if compiled.unsupported is not None:
+            if compiled.unsupported is not None and len(pattern) > MAX_PATTERN_LENGTH:
                 found.append(
                     Problem(
                         name,
                         "pattern_not_applied",
-                        f'"pattern" is not applied: it needs features that cannot run in '
-                        f"linear time ({compiled.unsupported})",
+                        _(
+                            '"pattern" is not applied: it needs features that cannot run in '
+                            "linear time (longer than {limit} characters)"
+                        ).format(limit=MAX_PATTERN_LENGTH),
+                    )
+                )
+            elif compiled.unsupported is not None:
+                found.append(
+                    Problem(
+                        name,
+                        "pattern_not_applied",
+                        # Translators: {features} is the regex engine's own explanation
+                        # (English).
+                        _(
+                            '"pattern" is not applied: it needs features that cannot run in '
+                            "linear time ({features})"
+                        ).format(features=compiled.unsupported),
                     )
                 )
             elif compiled.invalid is None:
@@ -112,11 +133,17 @@ def lint_schema(schema: Any, *, message: str | None = None) -> list[Problem]:
                     Problem(
                         name,
                         "pattern_ignored",
-                        '"pattern" is in no revision\'s schema: clients may ignore it, so the '
-                        "server must check it too",
+                        _(
+                            '"pattern" is in no revision\'s schema: clients may ignore it, so '
+                            "the server must check it too"
+                        ),
                     )
                 )
     return found
+
+
+# Where in a field a text was found, as a person is told (marked here, translated when told).
+_WHERE = {"title": N_("title"), "description": N_("description"), "default": N_("default")}
 
 
 def _text(value: Any) -> str | None:
@@ -124,10 +151,10 @@ def _text(value: Any) -> str | None:
 
 
 def _texts(prop: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    for key in ("title", "description", "default"):
+    for key, where in _WHERE.items():
         value = prop.get(key)
         if isinstance(value, str):
-            yield key, value
+            yield where, value
     options: list[Any] = []
     for key in ("enum", "enumNames", "oneOf"):
         if isinstance(prop.get(key), list):
@@ -139,11 +166,11 @@ def _texts(prop: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 options.extend(items[key])
     for option in options:
         if isinstance(option, str):
-            yield "an option", option
+            yield N_("an option"), option
         elif isinstance(option, dict):
             for value in option.values():
                 if isinstance(value, str):
-                    yield "an option", value
+                    yield N_("an option"), value
 
 
 def _url_problem(field: str | None, where: str, url: str) -> Problem:
@@ -151,6 +178,8 @@ def _url_problem(field: str | None, where: str, url: str) -> Problem:
     return Problem(
         field,
         "url_in_text",
-        f"{where} contains a URL ({shown}); a form should not send you to links: "
-        "URLs belong in URL mode, where they are checked",
+        _(
+            "{where} contains a URL ({url}); a form should not send you to links: "
+            "URLs belong in URL mode, where they are checked"
+        ).format(where=_(where), url=shown),
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_elicit.i18n import _
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -47,10 +49,13 @@ class SchemaBuildError(TypeError):
 
 
 class ConversionError(ValueError):
-    """A schema that has no form in the target revision."""
+    """A schema that has no form in the target revision (its text is for a person: the
+    ``schema convert`` command shows it)."""
 
     def __init__(self, field: str | None, reason: str) -> None:
         self.field = field
         self.reason = reason
-        where = f"field {field!r}: " if field is not None else ""
-        super().__init__(f"{where}{reason}")
+        if field is None:
+            super().__init__(reason)
+        else:
+            super().__init__(_("field {name}: {reason}").format(name=repr(field), reason=reason))

@@ -30,6 +30,7 @@ from mcp_elicit.forms.patterns import compile_pattern
 from mcp_elicit.forms.problems import Problem
 from mcp_elicit.forms.revisions import SchemaRules, first_revision_with
 from mcp_elicit.forms.values import check_value, describe_type
+from mcp_elicit.i18n import N_, _
 
 TOP_KEYWORDS = frozenset({"type", "properties", "required", "$schema"})
 TOP_ANNOTATIONS = frozenset({"title", "description", "$comment"})
@@ -44,12 +45,12 @@ SHAPE_KEYWORDS: dict[str, frozenset[str]] = {
     "array": _COMMON | {"minItems", "maxItems", "items"},
 }
 _SHAPE_NAMES = {
-    "string": "a text field",
-    "enum": "a single-select (enum) field",
-    "titled": "a titled single-select (oneOf) field",
-    "number": "a number field",
-    "boolean": "a boolean field",
-    "array": "a multi-select field",
+    "string": N_("a text field"),
+    "enum": N_("a single-select (enum) field"),
+    "titled": N_("a titled single-select (oneOf) field"),
+    "number": N_("a number field"),
+    "boolean": N_("a boolean field"),
+    "array": N_("a multi-select field"),
 }
 
 
@@ -71,19 +72,23 @@ def read_schema(schema: Any, rules: SchemaRules | None) -> Reading:
             Problem(
                 None,
                 "not_object",
-                f"requestedSchema must be an object, not {describe_type(schema)}",
+                _("requestedSchema must be an object, not {kind}").format(
+                    kind=describe_type(schema)
+                ),
             )
         )
         return reading
     if schema.get("type") != "object":
         if "type" not in schema:
-            problems.append(Problem(None, "missing", 'requestedSchema needs "type": "object"'))
+            problems.append(Problem(None, "missing", _('requestedSchema needs "type": "object"')))
         else:
             problems.append(
                 Problem(
                     None,
                     "bad_value",
-                    f'requestedSchema "type" must be "object", not {schema["type"]!r}',
+                    _('requestedSchema "type" must be "object", not {value}').format(
+                        value=repr(schema["type"])
+                    ),
                 )
             )
     for key in schema:
@@ -94,7 +99,9 @@ def read_schema(schema: Any, rules: SchemaRules | None) -> Reading:
                 Problem(
                     None,
                     "unknown_keyword",
-                    f"requestedSchema does not allow {key!r} at the top level",
+                    _("requestedSchema does not allow {key} at the top level").format(
+                        key=repr(key)
+                    ),
                 )
             )
     if "$schema" in schema:
@@ -104,20 +111,24 @@ def read_schema(schema: Any, rules: SchemaRules | None) -> Reading:
             )
         elif not isinstance(schema["$schema"], str):
             problems.append(
-                Problem(None, "bad_value", '"$schema" must be a string (a dialect URI)')
+                Problem(None, "bad_value", _('"$schema" must be a string (a dialect URI)'))
             )
         else:
             reading.dollar_schema = schema["$schema"]
     properties = schema.get("properties")
     if properties is None:
-        problems.append(Problem(None, "missing", 'requestedSchema needs "properties" (an object)'))
+        problems.append(
+            Problem(None, "missing", _('requestedSchema needs "properties" (an object)'))
+        )
         properties = {}
     elif not isinstance(properties, dict):
         problems.append(
             Problem(
                 None,
                 "bad_value",
-                f'"properties" must be an object, not {describe_type(properties)}',
+                _('"properties" must be an object, not {kind}').format(
+                    kind=describe_type(properties)
+                ),
             )
         )
         properties = {}
@@ -140,7 +151,9 @@ def _read_required(value: Any, properties: dict[Any, Any], problems: list[Proble
             Problem(
                 None,
                 "bad_value",
-                f'"required" must be a list of field names, not {describe_type(value)}',
+                _('"required" must be a list of field names, not {kind}').format(
+                    kind=describe_type(value)
+                ),
             )
         )
         return set()
@@ -151,17 +164,25 @@ def _read_required(value: Any, properties: dict[Any, Any], problems: list[Proble
                 Problem(
                     None,
                     "bad_value",
-                    f'"required" lists {describe_type(item)}; it takes field names',
+                    _('"required" lists {kind}; it takes field names').format(
+                        kind=describe_type(item)
+                    ),
                 )
             )
         elif item in names:
-            problems.append(Problem(item, "duplicate", f'"required" lists {item!r} twice'))
+            problems.append(
+                Problem(
+                    item, "duplicate", _('"required" lists {name} twice').format(name=repr(item))
+                )
+            )
         elif item not in properties:
             problems.append(
                 Problem(
                     item,
                     "unknown_required",
-                    f'"required" lists {item!r}, which is not in "properties"',
+                    _('"required" lists {name}, which is not in "properties"').format(
+                        name=repr(item)
+                    ),
                 )
             )
         else:
@@ -170,7 +191,9 @@ def _read_required(value: Any, properties: dict[Any, Any], problems: list[Proble
 
 
 def _not_in_revision(what: str, feature: str) -> str:
-    return f"{what} is not in this revision (it arrived in {first_revision_with(feature)})"
+    return _("{what} is not in this revision (it arrived in {revision})").format(
+        what=_(what), revision=first_revision_with(feature)
+    )
 
 
 def _is_number(value: Any) -> bool:
@@ -186,8 +209,12 @@ def _is_number(value: Any) -> bool:
 
 def _not_a_number(key: str, value: Any) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return f'"{key}" must be a finite number within the range of a double'
-    return f'"{key}" must be a finite number, not {describe_type(value)}'
+        return _("{key} must be a finite number within the range of a double").format(
+            key=f'"{key}"'
+        )
+    return _("{key} must be a finite number, not {kind}").format(
+        key=f'"{key}"', kind=describe_type(value)
+    )
 
 
 class _PropertyReader:
@@ -211,13 +238,17 @@ class _PropertyReader:
         prop = self.prop
         if not isinstance(prop, dict):
             self.problem(
-                "bad_value", f"the property must be a schema object, not {describe_type(prop)}"
+                "bad_value",
+                _("the property must be a schema object, not {kind}").format(
+                    kind=describe_type(prop)
+                ),
             )
             return None
         kind_of = prop.get("type")
         if kind_of == "object":
             self.problem(
-                "nested", "nested objects are not allowed: the schema is flat, one value per field"
+                "nested",
+                _("nested objects are not allowed: the schema is flat, one value per field"),
             )
             return None
         if kind_of == "string":
@@ -228,14 +259,17 @@ class _PropertyReader:
             shape = str(kind_of)
         elif "type" not in prop:
             self.problem(
-                "missing", 'the property needs a "type": string, number, integer, boolean or array'
+                "missing",
+                _('the property needs a "type": string, number, integer, boolean or array'),
             )
             return None
         else:
             self.problem(
                 "bad_type",
-                f"type {kind_of!r} is not allowed: use string, number, integer, boolean "
-                "or array (multi-select)",
+                _(
+                    "type {kind} is not allowed: use string, number, integer, boolean "
+                    "or array (multi-select)"
+                ).format(kind=repr(kind_of)),
             )
             return None
         self._check_keywords(shape)
@@ -255,7 +289,9 @@ class _PropertyReader:
             if not isinstance(fmt, str) or fmt not in FORMAT_KINDS:
                 self.problem(
                     "bad_format",
-                    f"format {fmt!r} is not allowed: use email, uri, date or date-time",
+                    _("format {format} is not allowed: use email, uri, date or date-time").format(
+                        format=repr(fmt)
+                    ),
                 )
             else:
                 kind = FORMAT_KINDS[fmt]
@@ -263,13 +299,16 @@ class _PropertyReader:
         pattern = self.prop.get("pattern")
         if pattern is not None:
             if not isinstance(pattern, str):
-                self.problem("bad_value", '"pattern" must be a string (a regular expression)')
+                self.problem("bad_value", _('"pattern" must be a string (a regular expression)'))
                 pattern = None
             else:
                 compiled = compile_pattern(pattern)
                 if compiled.invalid is not None:
                     self.problem(
-                        "bad_pattern", f'"pattern" is not a regular expression: {compiled.invalid}'
+                        "bad_pattern",
+                        _('"pattern" is not a regular expression: {why}').format(
+                            why=compiled.invalid
+                        ),
                     )
         return Field(
             self.name,
@@ -292,7 +331,12 @@ class _PropertyReader:
             values.append(value)
         minimum, maximum = values
         if minimum is not None and maximum is not None and minimum > maximum:
-            self.problem("bounds", f'"minimum" ({minimum}) is greater than "maximum" ({maximum})')
+            self.problem(
+                "bounds",
+                _('"minimum" ({minimum}) is greater than "maximum" ({maximum})').format(
+                    minimum=minimum, maximum=maximum
+                ),
+            )
         kind = FieldKind.INTEGER if self.prop["type"] == "integer" else FieldKind.NUMBER
         return Field(
             self.name, kind, self.required, title, description, minimum=minimum, maximum=maximum
@@ -313,8 +357,10 @@ class _PropertyReader:
                 if len(checked) != len(values):
                     self.problem(
                         "enum_names",
-                        f'"enumNames" has {len(checked)} names for {len(values)} "enum" values: '
-                        "it needs one name per value",
+                        _(
+                            '"enumNames" has {names} names for {values} "enum" values: '
+                            "it needs one name per value"
+                        ).format(names=len(checked), values=len(values)),
                     )
                 else:
                     titles = list(checked)
@@ -327,7 +373,7 @@ class _PropertyReader:
         if self.rules is not None and not self.rules.titled_single_select:
             self.problem(
                 "not_in_revision",
-                _not_in_revision('"oneOf" (titled options)', "titled_single_select"),
+                _not_in_revision(N_('"oneOf" (titled options)'), "titled_single_select"),
             )
             return None
         choices = self._titled_options(self.prop.get("oneOf"), '"oneOf"')
@@ -340,7 +386,7 @@ class _PropertyReader:
     def _array(self, title: str | None, description: str | None) -> Field | None:
         if self.rules is not None and not self.rules.multi_select:
             self.problem(
-                "not_in_revision", _not_in_revision("multi-select (type array)", "multi_select")
+                "not_in_revision", _not_in_revision(N_("multi-select (type array)"), "multi_select")
             )
             return None
         items = self.prop.get("items")
@@ -348,40 +394,47 @@ class _PropertyReader:
         if not isinstance(items, dict):
             self.problem(
                 "missing" if items is None else "bad_value",
-                'a multi-select needs "items": {"type": "string", "enum": [...]} '
-                'or {"anyOf": [{"const": ..., "title": ...}]}',
+                _(
+                    'a multi-select needs "items": {{"type": "string", "enum": [...]}} '
+                    'or {{"anyOf": [{{"const": ..., "title": ...}}]}}'
+                ).format(),
             )
             return None
         if "anyOf" in items:
             extra = set(items) - {"anyOf"}
             if extra:
                 self.problem(
-                    "unknown_keyword", f'"items" with "anyOf" does not allow {sorted(extra)}'
+                    "unknown_keyword",
+                    _('"items" with "anyOf" does not allow {keys}').format(keys=sorted(extra)),
                 )
             choices = self._titled_options(items["anyOf"], '"items.anyOf"')
         elif "enum" in items:
             extra = set(items) - {"type", "enum"}
             if extra:
                 self.problem(
-                    "unknown_keyword", f'"items" with "enum" does not allow {sorted(extra)}'
+                    "unknown_keyword",
+                    _('"items" with "enum" does not allow {keys}').format(keys=sorted(extra)),
                 )
             if items.get("type") != "string":
-                self.problem("bad_value", '"items" with "enum" needs "type": "string"')
+                self.problem("bad_value", _('"items" with "enum" needs "type": "string"'))
             values = self._string_list(items["enum"], '"items.enum"')
             choices = None if values is None else tuple(Choice(v) for v in values)
         elif "oneOf" in items:
             self.problem(
-                "bad_value", 'titled multi-select options go in "items.anyOf", not "items.oneOf"'
+                "bad_value",
+                _('titled multi-select options go in "items.anyOf", not "items.oneOf"'),
             )
             return None
         elif items.get("type") == "object":
-            self.problem("nested", "arrays of objects are not allowed: only lists of options")
+            self.problem("nested", _("arrays of objects are not allowed: only lists of options"))
             return None
         else:
             self.problem(
                 "free_list",
-                "a free list is not allowed: a multi-select lists its options in "
-                '"items.enum" or "items.anyOf"',
+                _(
+                    "a free list is not allowed: a multi-select lists its options in "
+                    '"items.enum" or "items.anyOf"'
+                ),
             )
             return None
         if choices is None:
@@ -390,7 +443,9 @@ class _PropertyReader:
         if min_items is not None and min_items > len(choices):
             self.problem(
                 "bounds",
-                f'"minItems" ({min_items}) is more than the {len(choices)} options offered',
+                _('"minItems" ({min_items}) is more than the {n} options offered').format(
+                    min_items=min_items, n=len(choices)
+                ),
             )
         return Field(
             self.name,
@@ -413,14 +468,24 @@ class _PropertyReader:
             if key in PROPERTY_ANNOTATIONS:
                 self.reading.ignored.append((self.name, key))
                 continue
-            self.problem("unknown_keyword", f"{_SHAPE_NAMES[shape]} does not allow {key!r}")
+            self.problem(
+                "unknown_keyword",
+                _("{shape} does not allow {key}").format(
+                    shape=_(_SHAPE_NAMES[shape]), key=repr(key)
+                ),
+            )
 
     def _text(self, key: str) -> str | None:
         value = self.prop.get(key)
         if value is None:
             return None
         if not isinstance(value, str):
-            self.problem("bad_value", f'"{key}" must be a string, not {describe_type(value)}')
+            self.problem(
+                "bad_value",
+                _("{key} must be a string, not {kind}").format(
+                    key=f'"{key}"', kind=describe_type(value)
+                ),
+            )
             return None
         return value
 
@@ -432,40 +497,59 @@ class _PropertyReader:
                 found.append(None)
             elif not _is_number(value) or not float(value).is_integer() or value < 0:
                 self.problem(
-                    "bad_value", f'"{key}" must be a whole number, 0 or more, not {value!r}'
+                    "bad_value",
+                    _("{key} must be a whole number, 0 or more, not {value}").format(
+                        key=f'"{key}"', value=repr(value)
+                    ),
                 )
                 found.append(None)
             else:
                 found.append(int(value))
         low, high = found
         if low is not None and high is not None and low > high:
-            self.problem("bounds", f'"{low_key}" ({low}) is greater than "{high_key}" ({high})')
+            self.problem(
+                "bounds",
+                _("{low_key} ({low}) is greater than {high_key} ({high})").format(
+                    low_key=f'"{low_key}"', low=low, high_key=f'"{high_key}"', high=high
+                ),
+            )
         return low, high
 
     def _string_list(self, value: Any, what: str, *, unique: bool = True) -> list[str] | None:
         if not isinstance(value, list):
             self.problem(
-                "bad_value", f"{what} must be a list of strings, not {describe_type(value)}"
+                "bad_value",
+                _("{what} must be a list of strings, not {kind}").format(
+                    what=what, kind=describe_type(value)
+                ),
             )
             return None
         if not value:
-            self.problem("empty", f"{what} is empty: offer at least one option")
+            self.problem("empty", _("{what} is empty: offer at least one option").format(what=what))
             return None
         if not all(isinstance(item, str) for item in value):
-            self.problem("bad_value", f"{what} must hold only strings")
+            self.problem("bad_value", _("{what} must hold only strings").format(what=what))
             return None
         if unique and len(set(value)) != len(value):
             twice = sorted({v for v in value if value.count(v) > 1})
-            self.problem("duplicate", f"{what} lists {', '.join(map(repr, twice))} more than once")
+            self.problem(
+                "duplicate",
+                _("{what} lists {values} more than once").format(
+                    what=what, values=_(", ").join(map(repr, twice))
+                ),
+            )
             return None
         return list(value)
 
     def _titled_options(self, value: Any, what: str) -> tuple[Choice, ...] | None:
         if not isinstance(value, list):
-            self.problem("bad_value", f"{what} must be a list of {{const, title}} options")
+            self.problem(
+                "bad_value",
+                _("{what} must be a list of {{const, title}} options").format(what=what),
+            )
             return None
         if not value:
-            self.problem("empty", f"{what} is empty: offer at least one option")
+            self.problem("empty", _("{what} is empty: offer at least one option").format(what=what))
             return None
         choices: list[Choice] = []
         for option in value:
@@ -477,14 +561,18 @@ class _PropertyReader:
             ):
                 self.problem(
                     "bad_value",
-                    f'each option in {what} must be {{"const": "<value>", "title": "<label>"}}, '
-                    f"not {option!r}"[:300],
+                    _(
+                        'each option in {what} must be {{"const": "<value>", "title": "<label>"}}, '
+                        "not {option}"
+                    ).format(what=what, option=repr(option)[:240]),
                 )
                 return None
             choices.append(Choice(option["const"], option["title"]))
         consts = [c.value for c in choices]
         if len(set(consts)) != len(consts):
-            self.problem("duplicate", f"{what} offers the same value more than once")
+            self.problem(
+                "duplicate", _("{what} offers the same value more than once").format(what=what)
+            )
             return None
         return tuple(choices)
 
@@ -499,7 +587,7 @@ class _PropertyReader:
         ):
             self.problem(
                 "not_in_revision",
-                _not_in_revision("a default on this type", "defaults_on_all_types"),
+                _not_in_revision(N_("a default on this type"), "defaults_on_all_types"),
             )
             return None
         value: JSONValue = list(default) if isinstance(default, list) else default
@@ -508,6 +596,9 @@ class _PropertyReader:
         # example itself has a default its pattern rejects.
         found = check_value(replace(candidate, pattern=None), default)
         if found is not None:
-            self.problem("bad_default", f"the default is not a valid answer: {found.message}")
+            self.problem(
+                "bad_default",
+                _("the default is not a valid answer: {why}").format(why=found.message),
+            )
             return None
         return candidate

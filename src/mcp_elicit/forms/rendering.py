@@ -17,6 +17,7 @@ from typing import Any
 from mcp_elicit.forms.fields import Field, FieldKind
 from mcp_elicit.forms.problems import ConversionError
 from mcp_elicit.forms.revisions import SchemaRules, first_revision_with
+from mcp_elicit.i18n import _
 
 
 def render_schema(
@@ -67,8 +68,9 @@ def render_property(field: Field, rules: SchemaRules) -> dict[str, Any]:
         if not rules.multi_select:
             raise ConversionError(
                 field.name,
-                "multi-select has no form in this revision "
-                f"(it arrived in {first_revision_with('multi_select')})",
+                _("multi-select has no form in this revision (it arrived in {revision})").format(
+                    revision=first_revision_with("multi_select")
+                ),
             )
         _put(prop, "minItems", field.min_items)
         _put(prop, "maxItems", field.max_items)

@@ -26,6 +26,7 @@ from mcp_elicit.forms.fields import Field, FieldKind
 from mcp_elicit.forms.patterns import compile_pattern
 from mcp_elicit.forms.problems import Problem
 from mcp_elicit.forms.values import FORMAT_CHECKS, check_value, describe_type
+from mcp_elicit.i18n import _
 
 _MISSING = object()
 
@@ -47,7 +48,9 @@ class Validator:
                 Problem(
                     None,
                     "not_object",
-                    f"the answer must be an object of field values, not {describe_type(content)}",
+                    _("the answer must be an object of field values, not {kind}").format(
+                        kind=describe_type(content)
+                    ),
                 )
             ]
         found: list[Problem] = []
@@ -55,7 +58,13 @@ class Validator:
             value = content.get(field.name, _MISSING)
             if value is _MISSING:
                 if field.required:
-                    found.append(Problem(field.name, "required", f"{field.label} is required"))
+                    found.append(
+                        Problem(
+                            field.name,
+                            "required",
+                            _("{label} is required").format(label=field.label),
+                        )
+                    )
                 continue
             problem = check_value(field, value)
             if problem is not None:
@@ -66,8 +75,14 @@ class Validator:
                     Problem(
                         str(key),
                         "unknown_field",
-                        f"{key!r} is not a field of this form; the fields are "
-                        + (", ".join(repr(name) for name in self._by_name) or "none"),
+                        (
+                            _("{key} is not a field of this form; the fields are {fields}")
+                            if self._by_name
+                            else _("{key} is not a field of this form, which has no fields")
+                        ).format(
+                            key=repr(key),
+                            fields=_(", ").join(repr(name) for name in self._by_name),
+                        ),
                     )
                 )
         return found

@@ -18,6 +18,8 @@ from rfc3986_validator import validate_rfc3986
 from mcp_elicit.forms.fields import Field, FieldKind
 from mcp_elicit.forms.patterns import compile_pattern
 from mcp_elicit.forms.problems import Problem
+from mcp_elicit.i18n import N_, _, current_language, ngettext
+from mcp_elicit.i18n.catalogs import SOURCE_LANGUAGE
 
 # RFC 3339 date-time (the JSON Schema "date-time" format): a full date, "T", a full time with
 # an offset. Python's fromisoformat then checks the calendar and the clock.
@@ -84,22 +86,18 @@ FORMAT_CHECKS = {
 def describe_type(value: Any) -> str:
     """How to name a JSON value's type to a person."""
     if value is None:
-        return "empty (null)"
+        return _("empty (null)")
     if isinstance(value, bool):
-        return "true/false"
+        return _("true/false")
     if isinstance(value, int | float):
-        return "a number"
+        return _("a number")
     if isinstance(value, str):
-        return "text"
+        return _("text")
     if isinstance(value, list | tuple):
-        return "a list"
+        return _("a list")
     if isinstance(value, dict):
-        return "an object"
+        return _("an object")
     return type(value).__name__
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _fmt_number(n: int | float) -> str:
@@ -109,8 +107,8 @@ def _fmt_number(n: int | float) -> str:
 def _choices_text(field: Field) -> str:
     labels = [c.value if c.title is None else f"{c.title} ({c.value})" for c in field.choices]
     if len(labels) > 12:
-        labels = [*labels[:12], f"… {len(labels) - 12} more"]
-    return ", ".join(labels)
+        labels = [*labels[:12], _("… {n} more").format(n=len(labels) - 12)]
+    return _(", ").join(labels)
 
 
 def _problem(field: Field, code: str, message: str) -> Problem:
@@ -127,19 +125,25 @@ def check_value(field: Field, value: Any) -> Problem | None:
     if kind is FieldKind.BOOLEAN:
         if isinstance(value, bool):
             return None
-        return _problem(field, "type", f"must be true or false, not {describe_type(value)}")
+        return _problem(
+            field, "type", _("must be true or false, not {kind}").format(kind=describe_type(value))
+        )
     if kind is FieldKind.SINGLE_CHOICE:
         if not isinstance(value, str):
             return _problem(
                 field,
                 "type",
-                f"must be one of the options ({_choices_text(field)}), not {describe_type(value)}",
+                _("must be one of the options ({choices}), not {kind}").format(
+                    choices=_choices_text(field), kind=describe_type(value)
+                ),
             )
         if value not in field.choice_values():
             return _problem(
                 field,
                 "not_a_choice",
-                f"{value!r} is not an option: choose one of {_choices_text(field)}",
+                _("{value} is not an option: choose one of {choices}").format(
+                    value=repr(value), choices=_choices_text(field)
+                ),
             )
         return None
     return _check_multi(field, value)
@@ -147,46 +151,72 @@ def check_value(field: Field, value: Any) -> Problem | None:
 
 def _check_text(field: Field, value: Any) -> Problem | None:
     if not isinstance(value, str):
-        return _problem(field, "type", f"must be text, not {describe_type(value)}")
+        return _problem(
+            field, "type", _("must be text, not {kind}").format(kind=describe_type(value))
+        )
     length = len(value)  # code points, as JSON Schema counts them
     if field.min_length is not None and length < field.min_length:
         return _problem(
             field,
             "too_short",
-            f"must be at least {_plural(field.min_length, 'character')} long (it has {length})",
+            ngettext(
+                "must be at least {n} character long (it has {length})",
+                "must be at least {n} characters long (it has {length})",
+                field.min_length,
+            ).format(n=field.min_length, length=length),
         )
     if field.max_length is not None and length > field.max_length:
         return _problem(
             field,
             "too_long",
-            f"must be at most {_plural(field.max_length, 'character')} long (it has {length})",
+            ngettext(
+                "must be at most {n} character long (it has {length})",
+                "must be at most {n} characters long (it has {length})",
+                field.max_length,
+            ).format(n=field.max_length, length=length),
         )
     kind = field.kind
     if kind is FieldKind.EMAIL:
         reason = email_problem(value)
         if reason is not None:
+            # email-validator explains in English only: in another language its explanation
+            # would be the one English sentence on the screen, so it is left out there.
+            if current_language() != SOURCE_LANGUAGE:
+                return _problem(
+                    field, "format", _("must be an email address like name@example.com")
+                )
             return _problem(
-                field, "format", f"must be an email address like name@example.com: {reason}"
+                field,
+                "format",
+                _("must be an email address like name@example.com: {reason}").format(reason=reason),
             )
     elif kind is FieldKind.URI and not is_uri(value):
         return _problem(
-            field, "format", "must be an absolute URI with a scheme, like https://example.com/page"
+            field,
+            "format",
+            _("must be an absolute URI with a scheme, like https://example.com/page"),
         )
     elif kind is FieldKind.DATE and not is_date(value):
         return _problem(
-            field, "format", "must be a real calendar date written YYYY-MM-DD, like 2025-03-31"
+            field, "format", _("must be a real calendar date written YYYY-MM-DD, like 2025-03-31")
         )
     elif kind is FieldKind.DATETIME and not is_datetime(value):
         return _problem(
             field,
             "format",
-            "must be a real date and time with a time zone, like 2025-03-31T14:30:00Z "
-            "or 2025-03-31T14:30:00+02:00",
+            _(
+                "must be a real date and time with a time zone, like 2025-03-31T14:30:00Z "
+                "or 2025-03-31T14:30:00+02:00"
+            ),
         )
     if field.pattern is not None:
         compiled = compile_pattern(field.pattern)
         if compiled.search is not None and not _matches(compiled.search, value):
-            return _problem(field, "pattern", f"must match the pattern {field.pattern}")
+            return _problem(
+                field,
+                "pattern",
+                _("must match the pattern {pattern}").format(pattern=field.pattern),
+            )
     return None
 
 
@@ -201,25 +231,33 @@ def _matches(search: Callable[[str], Any], text: str) -> bool:
 
 def _check_number(field: Field, value: Any) -> Problem | None:
     integer = field.kind is FieldKind.INTEGER
-    wanted = "a whole number" if integer else "a number"
+    wanted = (
+        N_("must be a whole number, not {kind}") if integer else N_("must be a number, not {kind}")
+    )
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return _problem(field, "type", f"must be {wanted}, not {describe_type(value)}")
+        return _problem(field, "type", _(wanted).format(kind=describe_type(value)))
     if isinstance(value, float):
         if not math.isfinite(value):
-            return _problem(field, "type", f"must be {wanted}, not {value}")
+            return _problem(field, "type", _(wanted).format(kind=value))
         if integer and not value.is_integer():
-            return _problem(field, "type", f"must be a whole number, not {value}")
+            return _problem(
+                field, "type", _("must be a whole number, not {kind}").format(kind=value)
+            )
     if field.minimum is not None and value < field.minimum:
         return _problem(
             field,
             "too_small",
-            f"must be {_fmt_number(field.minimum)} or more (it is {_fmt_number(value)})",
+            _("must be {minimum} or more (it is {value})").format(
+                minimum=_fmt_number(field.minimum), value=_fmt_number(value)
+            ),
         )
     if field.maximum is not None and value > field.maximum:
         return _problem(
             field,
             "too_large",
-            f"must be {_fmt_number(field.maximum)} or less (it is {_fmt_number(value)})",
+            _("must be {maximum} or less (it is {value})").format(
+                maximum=_fmt_number(field.maximum), value=_fmt_number(value)
+            ),
         )
     return None
 
@@ -229,7 +267,9 @@ def _check_multi(field: Field, value: Any) -> Problem | None:
         return _problem(
             field,
             "type",
-            f"must be a list of options ({_choices_text(field)}), not {describe_type(value)}",
+            _("must be a list of options ({choices}), not {kind}").format(
+                choices=_choices_text(field), kind=describe_type(value)
+            ),
         )
     allowed = field.choice_values()
     seen: set[str] = set()
@@ -239,11 +279,15 @@ def _check_multi(field: Field, value: Any) -> Problem | None:
             return _problem(
                 field,
                 "not_a_choice",
-                f"{shown} is not an option: choose from {_choices_text(field)}",
+                _("{value} is not an option: choose from {choices}").format(
+                    value=shown, choices=_choices_text(field)
+                ),
             )
         if item in seen:
             return _problem(
-                field, "duplicate", f"{item!r} is chosen twice: choose each option once"
+                field,
+                "duplicate",
+                _("{value} is chosen twice: choose each option once").format(value=repr(item)),
             )
         seen.add(item)
     count = len(value)
@@ -251,12 +295,20 @@ def _check_multi(field: Field, value: Any) -> Problem | None:
         return _problem(
             field,
             "too_few",
-            f"choose at least {_plural(field.min_items, 'option')} (chosen: {count})",
+            ngettext(
+                "choose at least {n} option (chosen: {count})",
+                "choose at least {n} options (chosen: {count})",
+                field.min_items,
+            ).format(n=field.min_items, count=count),
         )
     if field.max_items is not None and count > field.max_items:
         return _problem(
             field,
             "too_many",
-            f"choose at most {_plural(field.max_items, 'option')} (chosen: {count})",
+            ngettext(
+                "choose at most {n} option (chosen: {count})",
+                "choose at most {n} options (chosen: {count})",
+                field.max_items,
+            ).format(n=field.max_items, count=count),
         )
     return None

@@ -26,6 +26,7 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from mcp_elicit.client.audit import AuditLog
 from mcp_elicit.forms import ConversionError, Form, InvalidSchema, Problem, convert
+from mcp_elicit.i18n import current_language
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
@@ -37,7 +38,7 @@ from mcp_elicit.protocol import (
     parse_elicit_result,
     parse_elicitation_params,
 )
-from mcp_elicit.urls import DEFAULT_POLICY, UrlPolicy, check_url
+from mcp_elicit.urls import DEFAULT_POLICY, UrlPolicy, UrlVerdict, check_url
 
 VERDICT_META = "io.github.mcp-elicit/url-verdict"
 """The ``_meta`` key under which the gateway attaches a link's safety verdict (the JSON of
@@ -190,8 +191,15 @@ class Bridge:
 
 
 # A link is judged when the gateway decides whether to block it and again when it attaches
-# the verdict; the same links come back round after round.
-_verdict = functools.lru_cache(maxsize=1024)(check_url)
+# the verdict; the same links come back round after round. A verdict's reasons are worded in
+# the language in effect, which is part of the key.
+@functools.lru_cache(maxsize=1024)
+def _verdict_in(url: str, policy: UrlPolicy, language: str) -> UrlVerdict:
+    return check_url(url, policy)
+
+
+def _verdict(url: str, policy: UrlPolicy) -> UrlVerdict:
+    return _verdict_in(url, policy, current_language())
 
 
 def answer_for(

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mcp_elicit.i18n import _
 from mcp_elicit.protocol.problems import ProtocolProblem
 
 ItemKind = Literal["text", "image", "audio"]
@@ -64,9 +65,12 @@ def mime_problem(kind: MediaKind | str, mime_type: object) -> str | None:
     """Why ``mime_type`` cannot label ``kind`` data (``image/…`` for image, ``audio/…`` for
     audio), or ``None`` when it can."""
     if not isinstance(mime_type, str) or not (found := _MIME.fullmatch(mime_type)):
-        return "must be a MIME type such as image/png or audio/wav"
+        return _("must be a MIME type such as image/png or audio/wav")
     if found["top"].lower() != kind:
-        return f"must be an {kind}/… MIME type for an {kind} item, not {mime_type!r}"
+        # Translators: {kind} is "image" or "audio" (a MIME top-level type: keep it as is).
+        return _("must be an {kind}/… MIME type for an {kind} item, not {mime_type}").format(
+            kind=kind, mime_type=repr(mime_type)
+        )
     return None
 
 
@@ -74,13 +78,13 @@ def read_content_items(items: object) -> tuple[ContentItem, ...] | list[Protocol
     """The draft's ``content`` array as :class:`ContentItem`\\ s, or every problem in it, each
     naming its item (``content[1].data``)."""
     if not isinstance(items, Sequence) or isinstance(items, str | bytes):
-        return [ProtocolProblem("content_type", "content must be an array of items", "content")]
+        return [ProtocolProblem("content_type", _("content must be an array of items"), "content")]
     read: list[ContentItem] = []
     problems: list[ProtocolProblem] = []
     for index, item in enumerate(items):
         where = f"content[{index}]"
         if not isinstance(item, Mapping):
-            problems.append(ProtocolProblem("item_type", "an item must be an object", where))
+            problems.append(ProtocolProblem("item_type", _("an item must be an object"), where))
             continue
         kind = item.get("type")
         if kind == "text":
@@ -90,7 +94,7 @@ def read_content_items(items: object) -> tuple[ContentItem, ...] | list[Protocol
             else:
                 problems.append(
                     ProtocolProblem(
-                        "item_text", "a text item needs text (a string)", f"{where}.text"
+                        "item_text", _("a text item needs text (a string)"), f"{where}.text"
                     )
                 )
         elif kind in ("image", "audio"):
@@ -102,7 +106,9 @@ def read_content_items(items: object) -> tuple[ContentItem, ...] | list[Protocol
         else:
             problems.append(
                 ProtocolProblem(
-                    "item_kind", f"type must be text, image or audio, not {kind!r}", f"{where}.type"
+                    "item_kind",
+                    _("type must be text, image or audio, not {kind}").format(kind=repr(kind)),
+                    f"{where}.type",
                 )
             )
     return problems if problems else tuple(read)
@@ -118,13 +124,15 @@ def _read_media(
     raw = item.get("data")
     data = b""
     if not isinstance(raw, str):
-        problems.append(ProtocolProblem("item_data", "data must be base64 text", f"{where}.data"))
+        problems.append(
+            ProtocolProblem("item_data", _("data must be base64 text"), f"{where}.data")
+        )
     else:
         try:
             data = base64.b64decode(raw, validate=True)
         except (binascii.Error, ValueError):
             problems.append(
-                ProtocolProblem("item_data", "data is not valid base64", f"{where}.data")
+                ProtocolProblem("item_data", _("data is not valid base64"), f"{where}.data")
             )
     if problems:
         return problems

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from mcp_elicit.i18n import _
 from mcp_elicit.protocol.capabilities import ElicitationModes
 from mcp_elicit.protocol.codes import (
     ELICITATION_REQUIRED_DRAFT,
@@ -177,6 +178,8 @@ def undeclared_mode_problem(
     """A problem if the request uses a mode the client did not declare (answer: -32602)."""
     if modes.allows(request.mode):
         return None
-    return ProtocolProblem(
-        "mode_undeclared", f"this client did not declare {request.mode} mode", "mode"
-    )
+    if request.mode == "url":
+        why = _("this client did not declare url mode")
+    else:
+        why = _("this client did not declare form mode")
+    return ProtocolProblem("mode_undeclared", why, "mode")

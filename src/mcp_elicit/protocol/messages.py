@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcp_elicit.i18n import _
 from mcp_elicit.protocol.codes import ELICITATION_COMPLETE, ELICITATION_CREATE, META_OUTCOME
 from mcp_elicit.protocol.problems import ProtocolProblem
 from mcp_elicit.protocol.revisions import EARLY_DRAFT, ProtocolVersion, parse_protocol_version
@@ -77,16 +78,16 @@ def parse_elicitation_params(
     version = parse_protocol_version(revision)
     rules = version.rules
     if not isinstance(params, Mapping):
-        return [ProtocolProblem("params_type", "params must be an object", "params")]
+        return [ProtocolProblem("params_type", _("params must be an object"), "params")]
     problems: list[ProtocolProblem] = []
     quirks: list[str] = []
     hint: str = version.value
 
     message = params.get("message")
     if message is None:
-        problems.append(ProtocolProblem("message_missing", "message is required", "message"))
+        problems.append(ProtocolProblem("message_missing", _("message is required"), "message"))
     elif not isinstance(message, str):
-        problems.append(ProtocolProblem("message_type", "message must be a string", "message"))
+        problems.append(ProtocolProblem("message_type", _("message must be a string"), "message"))
 
     raw_mode = params.get("mode")
     mode: Mode
@@ -99,7 +100,9 @@ def parse_elicitation_params(
         elif not has_schema and "url" in params:
             read_schema = False
             problems.append(
-                ProtocolProblem("mode_missing", 'a URL-mode request must say mode: "url"', "mode")
+                ProtocolProblem(
+                    "mode_missing", _('a URL-mode request must say mode: "url"'), "mode"
+                )
             )
         elif rules.mode_field == "required":
             quirks.append("mode missing: treated as form")
@@ -112,10 +115,18 @@ def parse_elicitation_params(
         mode = "url"
         if not rules.has_url_mode:
             problems.append(
-                ProtocolProblem("mode_unsupported", f"{version} has no URL mode", "mode")
+                ProtocolProblem(
+                    "mode_unsupported",
+                    _("{revision} has no URL mode").format(revision=version),
+                    "mode",
+                )
             )
     else:
-        problems.append(ProtocolProblem("mode_unknown", f"unknown mode {raw_mode!r}", "mode"))
+        problems.append(
+            ProtocolProblem(
+                "mode_unknown", _("unknown mode {mode}").format(mode=repr(raw_mode)), "mode"
+            )
+        )
         mode, read_schema = "form", False
 
     schema: dict[str, Any] | None = None
@@ -148,17 +159,19 @@ def parse_elicitation_params(
 def _read_schema(value: Any) -> tuple[dict[str, Any] | None, list[ProtocolProblem]]:
     where = "requestedSchema"
     if value is None:
-        return None, [ProtocolProblem("schema_missing", "form mode needs requestedSchema", where)]
+        return None, [
+            ProtocolProblem("schema_missing", _("form mode needs requestedSchema"), where)
+        ]
     if not isinstance(value, Mapping):
-        return None, [ProtocolProblem("schema_type", "requestedSchema must be an object", where)]
+        return None, [ProtocolProblem("schema_type", _("requestedSchema must be an object"), where)]
     problems = []
     if value.get("type") != "object":
         problems.append(
-            ProtocolProblem("schema_type", 'requestedSchema needs type "object"', where)
+            ProtocolProblem("schema_type", _('requestedSchema needs type "object"'), where)
         )
     if not isinstance(value.get("properties"), Mapping):
         problems.append(
-            ProtocolProblem("schema_properties", "requestedSchema needs properties", where)
+            ProtocolProblem("schema_properties", _("requestedSchema needs properties"), where)
         )
     return copy.deepcopy(dict(value)), problems
 
@@ -169,10 +182,12 @@ def _read_url_fields(
     problems: list[ProtocolProblem] = []
     url = params.get("url")
     if not isinstance(url, str) or not url:
-        problems.append(ProtocolProblem("url_missing", "URL mode needs a url", "url"))
+        problems.append(ProtocolProblem("url_missing", _("URL mode needs a url"), "url"))
         url = None
     elif not _SCHEME.match(url):
-        problems.append(ProtocolProblem("url_invalid", f"{url!r} is not a URL", "url"))
+        problems.append(
+            ProtocolProblem("url_invalid", _("{url} is not a URL").format(url=repr(url)), "url")
+        )
 
     key = "elicitationId"
     if key not in params and "elicitionId" in params:
@@ -180,12 +195,16 @@ def _read_url_fields(
         quirks.append("elicitionId spelling (url-draft typo) read as elicitationId")
     elicitation_id = params.get(key)
     if elicitation_id is not None and not isinstance(elicitation_id, str):
-        problems.append(ProtocolProblem("elicitation_id_type", f"{key} must be a string", key))
+        problems.append(
+            ProtocolProblem("elicitation_id_type", _("{key} must be a string").format(key=key), key)
+        )
         elicitation_id = None
     if version.rules.has_elicitation_id and not elicitation_id:
         problems.append(
             ProtocolProblem(
-                "elicitation_id_missing", f"URL mode on {version} needs elicitationId", key
+                "elicitation_id_missing",
+                _("URL mode on {revision} needs elicitationId").format(revision=version),
+                key,
             )
         )
     elif elicitation_id and not version.rules.has_elicitation_id:
@@ -198,11 +217,14 @@ def parse_elicit_request(
 ) -> ElicitationRequest | list[ProtocolProblem]:
     """A whole ``elicitation/create``: a JSON-RPC request, or a 2026-07-28 input request."""
     if not isinstance(message, Mapping):
-        return [ProtocolProblem("request_type", "a request must be an object")]
+        return [ProtocolProblem("request_type", _("a request must be an object"))]
     if message.get("method") != ELICITATION_CREATE:
         return [
             ProtocolProblem(
-                "method", f"expected method {ELICITATION_CREATE!r}, got {message.get('method')!r}"
+                "method",
+                _("expected method {expected}, got {method}").format(
+                    expected=repr(ELICITATION_CREATE), method=repr(message.get("method"))
+                ),
             )
         ]
     return parse_elicitation_params(message.get("params"), revision=revision)
@@ -312,7 +334,7 @@ def parse_elicit_result(
     """
     version = parse_protocol_version(revision)
     if not isinstance(result, Mapping):
-        return [ProtocolProblem("result_type", "a result must be an object")]
+        return [ProtocolProblem("result_type", _("a result must be an object"))]
     raw_content = result.get("content")
     if "action" not in result and isinstance(raw_content, list):
         return _early_result(result, raw_content)
@@ -326,9 +348,15 @@ def parse_elicit_result(
     elif raw_action in ACTIONS:
         action = raw_action
     elif raw_action is None:
-        return [ProtocolProblem("action_missing", "action is required", "action")]
+        return [ProtocolProblem("action_missing", _("action is required"), "action")]
     else:
-        return [ProtocolProblem("action_unknown", f"unknown action {raw_action!r}", "action")]
+        return [
+            ProtocolProblem(
+                "action_unknown",
+                _("unknown action {action}").format(action=repr(raw_action)),
+                "action",
+            )
+        ]
 
     if raw_content is None or action != "accept" or mode == "url":
         if raw_content is not None:
@@ -337,19 +365,23 @@ def parse_elicit_result(
         outcome = _outcome_of(result) if action == "cancel" else None
         return ElicitResult(action, None, None, version.value, tuple(quirks), outcome)
     if not isinstance(raw_content, Mapping):
-        return [ProtocolProblem("content_type", "content must be an object", "content")]
+        return [ProtocolProblem("content_type", _("content must be an object"), "content")]
     problems: list[ProtocolProblem] = []
     for name, value in raw_content.items():
         where = f"content.{name}"
         if isinstance(value, list):
             if not all(isinstance(item, str) for item in value):
-                problems.append(ProtocolProblem("content_value", "lists hold strings only", where))
+                problems.append(
+                    ProtocolProblem("content_value", _("lists hold strings only"), where)
+                )
             elif not version.rules.list_content:
                 quirks.append(f"{where}: a list answer, which {version} does not define")
         elif not _is_primitive(value):
             problems.append(
                 ProtocolProblem(
-                    "content_value", "must be a string, number, boolean or list of strings", where
+                    "content_value",
+                    _("must be a string, number, boolean or list of strings"),
+                    where,
                 )
             )
     if problems:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_elicit.i18n import _
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.protocol.messages import ElicitationRequest, parse_elicitation_params
 from mcp_elicit.protocol.problems import ProtocolProblem
@@ -67,22 +68,26 @@ def parse_input_required_result(result: Any) -> InputRequired | list[ProtocolPro
     """``None`` for a complete result (``resultType`` absent or ``"complete"``), an
     :class:`InputRequired`, or problems (an unknown ``resultType``, nothing to act on)."""
     if not isinstance(result, Mapping):
-        return [ProtocolProblem("result_type", "a result must be an object")]
+        return [ProtocolProblem("result_type", _("a result must be an object"))]
     kind = result.get("resultType", COMPLETE)
     if kind == COMPLETE:
         return None
     if kind != INPUT_REQUIRED:
-        return [ProtocolProblem("result_type_unknown", f"unknown resultType {kind!r}")]
+        return [
+            ProtocolProblem(
+                "result_type_unknown", _("unknown resultType {kind}").format(kind=repr(kind))
+            )
+        ]
     raw_requests = result.get("inputRequests")
     state = result.get("requestState")
     problems: list[ProtocolProblem] = []
     if raw_requests is not None and not isinstance(raw_requests, Mapping):
-        problems.append(ProtocolProblem("input_requests_type", "must be an object"))
+        problems.append(ProtocolProblem("input_requests_type", _("must be an object")))
     if state is not None and not isinstance(state, str):
-        problems.append(ProtocolProblem("request_state_type", "must be a string"))
+        problems.append(ProtocolProblem("request_state_type", _("must be a string")))
     if raw_requests is None and state is None:
         problems.append(
-            ProtocolProblem("input_required_empty", "neither inputRequests nor requestState")
+            ProtocolProblem("input_required_empty", _("neither inputRequests nor requestState"))
         )
     if problems:
         return problems
@@ -91,7 +96,7 @@ def parse_input_required_result(result: Any) -> InputRequired | list[ProtocolPro
     bad: list[ProtocolProblem] = []
     for key, value in (raw_requests or {}).items():
         if not isinstance(value, Mapping):
-            bad.append(ProtocolProblem("input_request_type", "must be an object", key))
+            bad.append(ProtocolProblem("input_request_type", _("must be an object"), key))
             continue
         requests[key] = dict(value)
         if value.get("method") != ELICITATION_CREATE:

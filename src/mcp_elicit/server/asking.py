@@ -26,6 +26,7 @@ from mcp_types import REQUEST_TIMEOUT
 
 from mcp_elicit import _sdk
 from mcp_elicit.forms import Problem
+from mcp_elicit.i18n import N_, _, current_language
 from mcp_elicit.protocol import (
     ProtocolVersion,
     form_request_params,
@@ -112,7 +113,7 @@ async def confirm(
     """
     answer = await ask_question(
         ctx,
-        _CONFIRM,
+        _confirm_question(),
         message,
         timeout=timeout,
         fallback=None if fallback is None else Accepted(fallback),
@@ -166,8 +167,8 @@ async def choose(
 ) -> Answer[Any]:
     """Ask the person to pick one option (``Answer[str]``) or several (``multiple=True``,
     ``Answer[list[str]]``). ``options`` is a list of values, or a mapping of value → title.
-    ``label`` names the field (default "Choice" or "Choices"). Multi-select needs 2025-11-25
-    or later: on 2025-06-18 it is a ``NotExpressible`` error."""
+    ``label`` names the field (default "Choice" or "Choices", in the language in effect).
+    Multi-select needs 2025-11-25 or later: on 2025-06-18 it is a ``NotExpressible`` error."""
     titled = dict(options) if isinstance(options, Mapping) else {o: o for o in options}
     if not titled:
         raise ValueError("choose() needs at least one option")
@@ -183,6 +184,7 @@ async def choose(
         _hashable(default),
         min_items,
         max_items,
+        current_language(),  # the default label is in it
     )
 
     def build() -> Question[Any]:
@@ -369,8 +371,12 @@ def _read_items(
                 Problem(
                     "content",
                     "early_draft_answer",
-                    f"the client answered {question.title} with the early draft's content "
-                    "items, which hold no form fields",
+                    # Translators: {question} is what the server's author asked for, as the
+                    # author named it (a type's name such as Booking): keep it as is.
+                    _(
+                        "the client answered {question} with the early draft's content "
+                        "items, which hold no form fields"
+                    ).format(question=question.title),
                 )
             ],
         )
@@ -382,8 +388,13 @@ def _read_items(
 
 
 def retry_message(message: str, problems: Sequence[Problem]) -> str:
-    details = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
-    return f"{message}\n\nPlease correct your answer ({details})."
+    """The question asked again: the server's ``message``, then what was wrong (in the
+    language in effect)."""
+    details = _("; ").join(
+        _("{field}: {problem}").format(field=p.field, problem=p.message) if p.field else p.message
+        for p in problems
+    )
+    return message + "\n\n" + _("Please correct your answer ({details}).").format(details=details)
 
 
 def _no_form_mode(peer: Peer) -> ModeUnavailable:
@@ -435,13 +446,13 @@ def _choice_property(
         items: dict[str, Any] = (
             {"anyOf": options} if with_titles else {"type": "string", "enum": list(titled)}
         )
-        prop: dict[str, Any] = {"type": "array", "title": "Choices", "items": items}
+        prop: dict[str, Any] = {"type": "array", "title": _(_CHOICES_TITLE), "items": items}
         if min_items is not None:
             prop["minItems"] = min_items
         if max_items is not None:
             prop["maxItems"] = max_items
     else:
-        prop = {"type": "string", "title": "Choice"}
+        prop = {"type": "string", "title": _(_CHOICE_TITLE)}
         if with_titles:
             prop["oneOf"] = options
         else:
@@ -455,14 +466,29 @@ def _hashable(value: str | Sequence[str] | None) -> Any:
     return value if value is None or isinstance(value, str) else tuple(value)
 
 
-_CONFIRM: Question[bool] = question_for_schema(
-    {
-        "type": "object",
-        "properties": {"confirm": {"type": "boolean", "title": "Confirm", "default": False}},
-        "required": ["confirm"],
-    },
-    lambda content: content["confirm"] is True,
-    title="confirmation",
-    where="confirm()",
-)
+def _confirm_question() -> Question[bool]:
+    """``confirm``'s one-checkbox question, its label in the language in effect."""
+
+    def build() -> Question[bool]:
+        return question_for_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "confirm": {"type": "boolean", "title": _(_CONFIRM_TITLE), "default": False}
+                },
+                "required": ["confirm"],
+            },
+            lambda content: content["confirm"] is True,
+            title="confirmation",
+            where="confirm()",
+        )
+
+    return cached_question(("confirm", current_language()), build, cache=_CONFIRMS)
+
+
+# The labels of the fields that ``choose`` and ``confirm`` make (the person reads them).
+_CHOICE_TITLE = N_("Choice")
+_CHOICES_TITLE = N_("Choices")
+_CONFIRM_TITLE = N_("Confirm")
+_CONFIRMS: dict[Any, Question[Any]] = {}
 _CHOICES: dict[Any, Question[Any]] = {}

@@ -63,6 +63,7 @@ from mcp_elicit.server.links import PAGES_PREFIX
 from mcp_elicit.server.middleware import ElicitationMiddleware
 from mcp_elicit.server.pages import hosted_pages, page_hosts
 from mcp_elicit.server.pages.hosts import check_transport, is_loopback_host
+from mcp_elicit.server.pages.languages import pages_language
 from mcp_elicit.server.runtime import DEFAULT_FLOW_TTL, Runtime, Settings, default_store_url
 from mcp_elicit.server.scope import current_scope
 from mcp_elicit.server.vault import Vault
@@ -123,6 +124,10 @@ class Elicitation:
     ``providers``: third parties a tool may get the user's token at with
     ``mcp_elicit.server.oauth.authorize`` (downstream OAuth, the ``oauth`` extra; their
     callback is ``<public_url>/elicit/oauth/callback``).
+
+    ``language``: the hosted pages' language (``"zh-Hans"``) for a browser that asks for
+    none they have, or for English; ``None``: the process's (``mcp_elicit.i18n``). A browser
+    that asks for another language with a catalog gets that (``pages/languages.py``).
     """
 
     def __init__(
@@ -142,9 +147,11 @@ class Elicitation:
         max_open_flows: int | None = DEFAULT_MAX_OPEN_FLOWS,
         tasks: bool = False,
         providers: Sequence[OAuthProvider] = (),
+        language: str | None = None,
     ) -> None:
         if url_resume_wait < 0:
             raise ValueError(f"url_resume_wait must be 0 or more seconds, not {url_resume_wait}")
+        self._language = pages_language(language)  # a tag with no catalog: refused now
         if max_held_retries < 0:
             raise ValueError(f"max_held_retries must be 0 or more, not {max_held_retries}")
         # The key file is read (or made) when the key is first needed, not here: importing a
@@ -374,6 +381,7 @@ class Elicitation:
             ),
             connect=connector.connect if connector is not None else None,
             extra_routes=connector.routes() if connector is not None else (),
+            language=self._language,
         )
 
     def mount(

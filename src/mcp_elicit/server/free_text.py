@@ -3,8 +3,8 @@
 The early content-array draft (2025-03-26) asked with a message only and took the answer as
 ``content`` items: text, and images or audio as base64 with their MIME type. A client that
 speaks the draft is asked exactly that way; every released revision is asked a form with one
-text field (``Your answer``), so the same tool works with any client. A client that answers a
-form with the draft's items anyway is read liberally.
+text field (``Your answer``, in the language in effect), so the same tool works with any
+client. A client that answers a form with the draft's items anyway is read liberally.
 
 Images and audio reach the tool as bytes with their MIME type (:class:`Reply`), checked
 before the tool sees them: every item well-formed, and all files together no larger than
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_elicit.forms import Problem
+from mcp_elicit.i18n import N_, _, current_language
 from mcp_elicit.protocol import ContentItem
 from mcp_elicit.server.answers import Answer
 from mcp_elicit.server.asking import Fallback, ask_question
@@ -27,11 +28,16 @@ DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 """The most the files of one answer may hold together, decoded (10 MiB)."""
 
 ANSWER_FIELD = "response"
-_SCHEMA = {
-    "type": "object",
-    "properties": {ANSWER_FIELD: {"type": "string", "title": "Your answer"}},
-    "required": [ANSWER_FIELD],
-}
+_ANSWER_TITLE = N_("Your answer")
+
+
+def _schema() -> dict[str, Any]:
+    """The one-field form, its label in the language in effect."""
+    return {
+        "type": "object",
+        "properties": {ANSWER_FIELD: {"type": "string", "title": _(_ANSWER_TITLE)}},
+        "required": [ANSWER_FIELD],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +79,9 @@ async def ask_text(
     if not isinstance(max_bytes, int) or max_bytes < 0:
         raise ValueError(f"max_bytes must be a whole number of bytes, not {max_bytes!r}")
     question = cached_question(
-        ("ask_text", max_bytes), lambda: _question(max_bytes), cache=_BY_LIMIT
+        ("ask_text", max_bytes, current_language()),
+        lambda: _question(max_bytes),
+        cache=_BY_LIMIT,
     )
     return await ask_question(
         ctx,
@@ -89,7 +97,7 @@ async def ask_text(
 
 def _question(max_bytes: int) -> Question[Reply]:
     question = question_for_schema(
-        _SCHEMA,
+        _schema(),
         lambda content: Reply(str(content[ANSWER_FIELD])),
         title="a free-text question",
         where="ask_text()",
@@ -106,7 +114,9 @@ def _reply(items: tuple[ContentItem, ...], max_bytes: int) -> Reply | list[Probl
             Problem(
                 "content",
                 "too_large",
-                f"the attached files hold {size} bytes; at most {max_bytes} are accepted",
+                _("the attached files hold {size} bytes; at most {max_bytes} are accepted").format(
+                    size=size, max_bytes=max_bytes
+                ),
             )
         ]
     text = "\n".join(item.text for item in items if item.kind == "text")

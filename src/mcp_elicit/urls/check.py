@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from mcp_elicit.i18n import N_, _, ngettext
 from mcp_elicit.urls.addresses import AddressFinding, IPAddress, classify_address
 from mcp_elicit.urls.characters import (
     CharacterFinding,
@@ -35,6 +37,7 @@ from mcp_elicit.urls.registrable import registrable_domain
 from mcp_elicit.urls.resolve import in_thread
 from mcp_elicit.urls.resolve import resolve as resolve_name
 from mcp_elicit.urls.verdict import DisplayHost, Reason, Severity, UrlVerdict, verdict_for
+from mcp_elicit.urls.wording import clauses, listed
 
 # Schemes whose URLs we parse for a host even when the policy blocks them, so the verdict can
 # still say where the link would have gone (http://169.254.169.254/ is worse than http://x).
@@ -52,26 +55,58 @@ _PRIVATE_CODES = frozenset(
 )
 # At most this many addresses spelled in one name are reported.
 _MAX_EMBEDDED = 4
+# Messages are made when a URL is checked, in the language in effect then: nothing here holds
+# translated words (the descriptions below are English, marked, and translated where used).
 _CHARACTER_REASONS = {
     CharacterKind.WHITESPACE: (
         ReasonCode.WHITESPACE,
-        "whitespace, which browsers drop or stop at, so the link opens something else than "
-        "what is shown",
+        N_(
+            "whitespace, which browsers drop or stop at, so the link opens something else than "
+            "what is shown"
+        ),
     ),
-    CharacterKind.CONTROL: (ReasonCode.CONTROL_CHARACTER, "a control character"),
+    CharacterKind.CONTROL: (ReasonCode.CONTROL_CHARACTER, N_("a control character")),
     CharacterKind.BIDI: (
         ReasonCode.BIDI_CONTROL,
-        "a bidirectional control, which reorders how the text around it is displayed",
+        N_("a bidirectional control, which reorders how the text around it is displayed"),
     ),
     CharacterKind.INVISIBLE: (
         ReasonCode.INVISIBLE_CHARACTER,
-        "an invisible character, which browsers ignore in host names",
+        N_("an invisible character, which browsers ignore in host names"),
     ),
     CharacterKind.SURROGATE: (
         ReasonCode.MALFORMED_URL,
-        "a lone surrogate code point, which no real text contains",
+        N_("a lone surrogate code point, which no real text contains"),
     ),
 }
+
+
+# The names of the scripts a host name is most often written in, by Unicode's name for them;
+# any other script is shown with Unicode's name (as data).
+_SCRIPT_NAMES = {
+    "LATIN": N_("Latin"),
+    "CYRILLIC": N_("Cyrillic"),
+    "GREEK": N_("Greek"),
+    "ARMENIAN": N_("Armenian"),
+    "GEORGIAN": N_("Georgian"),
+    "HEBREW": N_("Hebrew"),
+    "ARABIC": N_("Arabic"),
+    "DEVANAGARI": N_("Devanagari"),
+    "THAI": N_("Thai"),
+    "HAN": N_("Han"),
+    "HIRAGANA": N_("Hiragana"),
+    "KATAKANA": N_("Katakana"),
+    "HANGUL": N_("Hangul"),
+    "BOPOMOFO": N_("Bopomofo"),
+    "CHEROKEE": N_("Cherokee"),
+    "UNKNOWN": N_("Unknown"),
+}
+
+
+def _script_name(script: str) -> str:
+    """A script's name in the language in effect (Unicode's, title-cased, when not listed)."""
+    name = _SCRIPT_NAMES.get(script)
+    return _(name) if name is not None else script.title()
 
 
 @dataclass(slots=True)
@@ -105,7 +140,9 @@ def check_url(url: str, policy: UrlPolicy = DEFAULT_POLICY, *, resolve: bool = F
     except Exception as exc:  # fail closed: a checker that crashes must not let a link through
         reason = Reason(
             ReasonCode.INTERNAL_ERROR,
-            f"the check failed unexpectedly ({type(exc).__name__}); the link is blocked",
+            _("the check failed unexpectedly ({error}); the link is blocked").format(
+                error=type(exc).__name__
+            ),
             Severity.BLOCK,
         )
         return UrlVerdict(verdict_for([reason]), (reason,), None, None, url)
@@ -132,7 +169,7 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
         if pending_http:
             found.add(
                 ReasonCode.SCHEME_NOT_ALLOWED,
-                "the scheme 'http:' is allowed only for loopback hosts (local development)",
+                _("the scheme 'http:' is allowed only for loopback hosts (local development)"),
             )
         display = (
             DisplayHost(unicode=host.unicode, ascii=host.ascii)
@@ -145,34 +182,46 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
     if len(url) > policy.max_length:
         found.add(
             ReasonCode.TOO_LONG,
-            f"the URL is {len(url)} characters long; the limit is {policy.max_length}",
+            _("the URL is {length} characters long; the limit is {limit}").format(
+                length=len(url), limit=policy.max_length
+            ),
         )
         return done()
 
-    _report_characters(found, scan_characters(url), where="the URL")
+    _report_characters(found, scan_characters(url), in_host=False)
 
     cleaned = browser_clean(url)
     scheme_and_rest = split_scheme(cleaned)
     if scheme_and_rest is None:
-        what = "is empty" if not cleaned else "does not start with a scheme such as 'https:'"
-        found.add(ReasonCode.MALFORMED_URL, f"the URL {what}")
+        found.add(
+            ReasonCode.MALFORMED_URL,
+            _("the URL is empty")
+            if not cleaned
+            else _("the URL does not start with a scheme such as 'https:'"),
+        )
         return done()
     scheme, rest = scheme_and_rest
 
     scheme_allowed = scheme in policy.allowed_schemes
     pending_http = not scheme_allowed and scheme == "http" and policy.allow_http_loopback
     if not scheme_allowed and not pending_http:
-        allowed = ", ".join(sorted(policy.allowed_schemes)) or "none"
-        found.add(
-            ReasonCode.SCHEME_NOT_ALLOWED,
-            f"the scheme '{visible(scheme, 30)}:' is not allowed (allowed: {allowed})",
-        )
+        if policy.allowed_schemes:
+            message = _("the scheme '{scheme}:' is not allowed (allowed: {allowed})").format(
+                scheme=visible(scheme, 30), allowed=listed(sorted(policy.allowed_schemes))
+            )
+        else:
+            message = _("the scheme '{scheme}:' is not allowed (allowed: none)").format(
+                scheme=visible(scheme, 30)
+            )
+        found.add(ReasonCode.SCHEME_NOT_ALLOWED, message)
         if scheme not in _HOST_SCHEMES:
             return done()
     elif scheme_allowed and scheme in _INSECURE_SCHEMES:
         found.add(
             ReasonCode.INSECURE_SCHEME,
-            f"'{scheme}:' is not encrypted: anyone on the network path can read or change it",
+            _(
+                "'{scheme}:' is not encrypted: anyone on the network path can read or change it"
+            ).format(scheme=scheme),
             Severity.WARN,
         )
 
@@ -183,14 +232,17 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
     if special and authority.slashes != "//":
         found.add(
             ReasonCode.MALFORMED_URL,
-            f"'{scheme}:' is followed by '{visible(authority.slashes, 20)}' instead of '//'; "
-            "browsers guess the host",
+            _(
+                "'{scheme}:' is followed by '{slashes}' instead of '//'; browsers guess the host"
+            ).format(scheme=scheme, slashes=visible(authority.slashes, 20)),
         )
     if authority.backslash:
         found.add(
             ReasonCode.BACKSLASH,
-            "the URL contains a backslash before the query, which browsers read as '/': "
-            "the host is not where it appears to end",
+            _(
+                "the URL contains a backslash before the query, which browsers read as '/': "
+                "the host is not where it appears to end"
+            ),
         )
 
     for problem in authority.problems:
@@ -204,39 +256,51 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
         if port is None:
             found.add(
                 ReasonCode.INVALID_PORT,
-                f"the port '{visible(authority.port, 30)}' is not a number from 0 to 65535",
+                _("the port '{port}' is not a number from 0 to 65535").format(
+                    port=visible(authority.port, 30)
+                ),
             )
         elif port >= 0 and port != DEFAULT_PORTS.get(scheme):
             found.add(
                 ReasonCode.NON_DEFAULT_PORT,
-                f"the link uses port {port}, not the usual one for {scheme}:",
+                _("the link uses port {port}, not the usual one for {scheme}:").format(
+                    port=port, scheme=scheme
+                ),
                 Severity.WARN,
             )
 
     host = parse_host(authority.host) if authority.host else None
     if authority.userinfo is not None:
         # Named after host parsing, so the message can say which host really gets opened.
+        userinfo = visible(authority.userinfo, 60)
         if host is None:
-            target = "no host at all"
+            message = _(
+                "the URL has '{userinfo}@' before the host: browsers treat it as a user name "
+                "and password and open no host at all"
+            ).format(userinfo=userinfo)
         else:
             target = host.unicode if host.kind is not None else authority.host
-        found.add(
-            ReasonCode.CREDENTIALS,
-            f"the URL has '{visible(authority.userinfo, 60)}@' before the host: browsers treat "
-            f"it as a user name and password and open {visible(target, 253)}",
-        )
+            message = _(
+                "the URL has '{userinfo}@' before the host: browsers treat it as a user name "
+                "and password and open {host}"
+            ).format(userinfo=userinfo, host=visible(target, 253))
+        found.add(ReasonCode.CREDENTIALS, message)
     if host is None:
         if scheme != "file":  # file: URLs may have an empty host; all others must not
-            found.add(ReasonCode.EMPTY_HOST, "the URL has no host")
+            found.add(ReasonCode.EMPTY_HOST, _("the URL has no host"))
         return done()
 
-    _report_characters(found, host.decoded_characters, where="the percent-decoded host")
+    _report_characters(found, host.decoded_characters, in_host=True)
     for error in host.errors:
-        found.add(ReasonCode.INVALID_HOST, f"invalid host: {visible(error, 300)}")
+        found.add(
+            ReasonCode.INVALID_HOST, _("invalid host: {error}").format(error=visible(error, 300))
+        )
     for error in host.idna_errors:
         found.add(
             ReasonCode.INVALID_IDNA,
-            f"the host is not a valid internationalised name: {visible(error, 300)}",
+            _("the host is not a valid internationalised name: {error}").format(
+                error=visible(error, 300)
+            ),
         )
 
     if host.kind is None:
@@ -257,15 +321,41 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
     return done(host, registrable)
 
 
-def _report_characters(found: _Findings, findings: list[CharacterFinding], *, where: str) -> None:
+def _report_characters(
+    found: _Findings, findings: list[CharacterFinding], *, in_host: bool
+) -> None:
     for finding in findings:
         code, what = _CHARACTER_REASONS[finding.kind]
-        times = f" ({finding.count} of them)" if finding.count > 1 else ""
-        found.add(
-            code,
-            f"{where} contains {what}: {describe_character(finding.char)} at position "
-            f"{finding.position}{times}",
-        )
+        fields = {
+            "what": _(what),
+            "character": describe_character(finding.char),
+            "position": finding.position,
+            "count": finding.count,
+        }
+        # Translators: {what} is a kind of character with why it matters, such as "a bidirectional
+        # control, which reorders how the text around it is displayed"; {character} is its code
+        # point and Unicode name, such as "U+202E (RIGHT-TO-LEFT OVERRIDE)".
+        if in_host and finding.count > 1:
+            message = ngettext(
+                "the percent-decoded host contains {what}: {character} at position {position} "
+                "({count} of them)",
+                "the percent-decoded host contains {what}: {character} at position {position} "
+                "({count} of them)",
+                finding.count,
+            )
+        elif in_host:
+            message = _(
+                "the percent-decoded host contains {what}: {character} at position {position}"
+            )
+        elif finding.count > 1:
+            message = ngettext(
+                "the URL contains {what}: {character} at position {position} ({count} of them)",
+                "the URL contains {what}: {character} at position {position} ({count} of them)",
+                finding.count,
+            )
+        else:
+            message = _("the URL contains {what}: {character} at position {position}")
+        found.add(code, message.format(**fields))
 
 
 def _host_findings(found: _Findings, host: ParsedHost, policy: UrlPolicy) -> bool:
@@ -296,19 +386,31 @@ def _host_findings(found: _Findings, host: ParsedHost, policy: UrlPolicy) -> boo
             e.certain and classify_address(e.address) for e in embedded
         )
     relaxed = policy if not disguised_inside else DEFAULT_POLICY
-    _add_address_findings(found, findings, f"the host {shown} is", relaxed)
+
+    def the_host_is(what: str) -> str:
+        # Translators: {what} says what the host is, such as "a private network address
+        # (10.0.0.0/8)" or "loopback: this machine itself (127.0.0.0/8)".
+        return _("the host {host} is {what}").format(host=shown, what=what)
+
+    _add_address_findings(found, findings, the_host_is, relaxed)
     for spelled in embedded:
         _embedded_findings(found, host, shown, spelled, policy)
     if host.address is not None:
         found.add(
             ReasonCode.IP_ADDRESS_HOST,
-            f"the host is the bare IP address {shown}: no name says who runs it",
+            _("the host is the bare IP address {host}: no name says who runs it").format(
+                host=shown
+            ),
             Severity.WARN,
         )
     if host.obfuscations:
         found.add(
             ReasonCode.OBFUSCATED_HOST,
-            f"the host {shown} is disguised: {'; '.join(host.obfuscations)}",
+            # Translators: {ways} lists how the host's spelling hides it, such as "it is
+            # percent-encoded (...)".
+            _("the host {host} is disguised: {ways}").format(
+                host=shown, ways=clauses(host.obfuscations)
+            ),
             Severity.BLOCK if disguised_inside else Severity.WARN,
         )
     return _only_loopback(findings) and not disguised_inside
@@ -329,51 +431,82 @@ def _embedded_findings(
     service = wildcard_service(host.ascii)
     findings = classify_address(embedded.address)
     if not embedded.certain:
-        what = findings[0].what if findings else "a public address"
+        what = findings[0].what if findings else _("a public address")
         found.add(
             ReasonCode.EMBEDDED_ADDRESS,
-            f"'{embedded.spelling}' in the host {shown} is {address} in hexadecimal, which "
-            f"wildcard DNS services such as nip.io resolve a name to; here it may just be an "
-            f"identifier, but if the name points there, {address} is {what}",
+            # Translators: {what} says what the address is, such as "a private network address
+            # (10.0.0.0/8)".
+            _(
+                "'{spelling}' in the host {host} is {address} in hexadecimal, which wildcard DNS "
+                "services such as nip.io resolve a name to; here it may just be an identifier, "
+                "but if the name points there, {address} is {what}"
+            ).format(spelling=embedded.spelling, host=shown, address=address, what=what),
             Severity.WARN,
         )
         return
-    if service in WILDCARD_SERVICES:
-        how = f"{service}, a public wildcard DNS service, resolves"
-    else:
-        how = (
-            "wildcard DNS services (nip.io, sslip.io, or any domain handed to their name "
-            "servers) resolve"
-        )
+    known = service in WILDCARD_SERVICES
     if embedded.form == "fixed":
-        message = (
-            f"the host {shown} points at {address}, whoever registered it: {service} is a "
-            f"public domain whose every name points at {address}"
+        message = _(
+            "the host {host} points at {address}, whoever registered it: {service} is a "
+            "public domain whose every name points at {address}"
+        )
+    elif embedded.spelling == address and known:
+        message = _(
+            "the host {host} points at {address}, whoever registered it: {service}, a public "
+            "wildcard DNS service, resolves a name to the address written in it"
         )
     elif embedded.spelling == address:
-        message = (
-            f"the host {shown} points at {address}, whoever registered it: {how} a name "
-            "to the address written in it"
+        message = _(
+            "the host {host} points at {address}, whoever registered it: wildcard DNS services "
+            "(nip.io, sslip.io, or any domain handed to their name servers) resolve a name to "
+            "the address written in it"
+        )
+    elif known:
+        # Translators: {form} says how {spelling} writes the address, such as "written with
+        # dashes" or "in hexadecimal".
+        message = _(
+            "the host {host} points at {address}, whoever registered it: '{spelling}' is "
+            "{address} {form}, and {service}, a public wildcard DNS service, resolves a name to "
+            "the address written in it"
         )
     else:
-        message = (
-            f"the host {shown} points at {address}, whoever registered it: '{embedded.spelling}' "
-            f"is {address} {embedded.form}, and {how} a name to the address written in it"
+        # Translators: {form} says how {spelling} writes the address, such as "written with
+        # dashes" or "in hexadecimal".
+        message = _(
+            "the host {host} points at {address}, whoever registered it: '{spelling}' is "
+            "{address} {form}, and wildcard DNS services (nip.io, sslip.io, or any domain handed "
+            "to their name servers) resolve a name to the address written in it"
         )
-    found.add(ReasonCode.EMBEDDED_ADDRESS, message, Severity.WARN)
-    lead = f"the host {shown} points at {address}, which is"
+    form = _(embedded.form) if embedded.form != "fixed" else ""
+    found.add(
+        ReasonCode.EMBEDDED_ADDRESS,
+        message.format(
+            host=shown, address=address, service=service, spelling=embedded.spelling, form=form
+        ),
+        Severity.WARN,
+    )
     for finding in findings:
-        text = f"{lead} {finding.what}"
+        # Translators: {what} says what the address is, such as "a private network address
+        # (10.0.0.0/8)".
+        text = _("the host {host} points at {address}, which is {what}").format(
+            host=shown, address=address, what=finding.what
+        )
         if finding.code in _PRIVATE_CODES and policy.allow_private and not disguised:
-            found.add(finding.code, f"{text}; allowed by the policy", Severity.WARN)
+            found.add(
+                finding.code,
+                _("{reason}; allowed by the policy").format(reason=text),
+                Severity.WARN,
+            )
             continue
         if finding.code in _PRIVATE_CODES and policy.allow_private:
-            text += "; disguised, so the policy's allow_private does not cover it"
-        elif finding.code is ReasonCode.LOOPBACK and policy.allow_http_loopback:
-            text += (
-                "; a public name pointing at this machine is a DNS-rebinding trick, not local "
-                "development, so allow_http_loopback does not cover it"
+            text = _("{reason}; disguised, so the policy's allow_private does not cover it").format(
+                reason=text
             )
+        elif finding.code is ReasonCode.LOOPBACK and policy.allow_http_loopback:
+            text = _(
+                "{reason}; a public name pointing at this machine is a DNS-rebinding trick, not "
+                "local development, so allow_http_loopback does not cover it"
+            ).format(reason=text)
         found.add(finding.code, text)
 
 
@@ -382,18 +515,26 @@ def _only_loopback(findings: list[AddressFinding]) -> bool:
 
 
 def _add_address_findings(
-    found: _Findings, findings: list[AddressFinding], lead: str, policy: UrlPolicy
+    found: _Findings,
+    findings: list[AddressFinding],
+    sentence: Callable[[str], str],
+    policy: UrlPolicy,
 ) -> None:
+    """``sentence`` makes the message from a finding's ``what``."""
     for finding in findings:
-        message = f"{lead} {finding.what}"
+        message = sentence(finding.what)
         if finding.code is ReasonCode.LOOPBACK and policy.allow_http_loopback:
             found.add(
                 ReasonCode.LOCAL_DEVELOPMENT,
-                f"{message}; allowed for local development by the policy",
+                _("{reason}; allowed for local development by the policy").format(reason=message),
                 Severity.WARN,
             )
         elif finding.code in _PRIVATE_CODES and policy.allow_private:
-            found.add(finding.code, f"{message}; allowed by the policy", Severity.WARN)
+            found.add(
+                finding.code,
+                _("{reason}; allowed by the policy").format(reason=message),
+                Severity.WARN,
+            )
         else:
             found.add(finding.code, message)
 
@@ -411,17 +552,19 @@ def _idn_findings(found: _Findings, host: ParsedHost) -> None:
     if host.unicode != host.ascii:
         found.add(
             ReasonCode.IDN_HOST,
-            f"the host is internationalised: it reads {visible(host.unicode, None)} "
-            f"but is {host.ascii}",
+            _("the host is internationalised: it reads {unicode} but is {ascii}").format(
+                unicode=visible(host.unicode, None), ascii=host.ascii
+            ),
             Severity.WARN,
         )
     for label in host.labels:
         if is_mixed_script(label):
-            scripts = ", ".join(sorted(s.title() for s in label_scripts(label)))
+            scripts = listed(sorted(_script_name(s) for s in label_scripts(label)))
             found.add(
                 ReasonCode.MIXED_SCRIPTS,
-                f"the label '{visible(label, None)}' mixes scripts ({scripts}), "
-                "a common spoofing trick",
+                _("the label '{label}' mixes scripts ({scripts}), a common spoofing trick").format(
+                    label=visible(label, None), scripts=scripts
+                ),
                 Severity.WARN,
             )
     # Look-alikes both in the name as written (fullwidth letters, which browsers fold to
@@ -432,13 +575,19 @@ def _idn_findings(found: _Findings, host: ParsedHost) -> None:
         for confusable in confusables_in(label):
             lookalikes.setdefault(confusable.char, confusable.looks_like)
     if lookalikes:
-        pairs = "; ".join(
-            f"{describe_character(char)} looks like '{looks_like}'"
+        pairs = clauses(
+            _("{character} looks like '{lookalike}'").format(
+                character=describe_character(char), lookalike=looks_like
+            )
             for char, looks_like in lookalikes.items()
         )
         found.add(
             ReasonCode.CONFUSABLE_CHARACTERS,
-            f"the host can be read as {visible(skeleton(host.unicode), None)}: {pairs}",
+            # Translators: {pairs} lists characters and what they look like, such as
+            # "U+0430 (CYRILLIC SMALL LETTER A) looks like 'a'".
+            _("the host can be read as {skeleton}: {pairs}").format(
+                skeleton=visible(skeleton(host.unicode), None), pairs=pairs
+            ),
             Severity.WARN,
         )
 
@@ -451,18 +600,25 @@ def _resolve_findings(
     if resolution.error is not None:
         found.add(
             ReasonCode.UNRESOLVABLE,
-            f"{visible(host.unicode, None)} does not resolve: {visible(resolution.error, 120)}",
+            # Translators: {error} is the resolver's own words, often from the system (English).
+            _("{host} does not resolve: {error}").format(
+                host=visible(host.unicode, None), error=visible(resolution.error, 120)
+            ),
             Severity.WARN,
         )
         return
+    name = visible(host.unicode, None)
     for address in resolution.addresses:
         shown = _address_text(address)
-        _add_address_findings(
-            found,
-            classify_address(address),
-            f"{visible(host.unicode, None)} resolves to {shown}, which is",
-            policy,
-        )
+
+        def resolves_to(what: str, shown: str = shown) -> str:
+            # Translators: {what} says what the address is, such as "a private network
+            # address (10.0.0.0/8)".
+            return _("{host} resolves to {address}, which is {what}").format(
+                host=name, address=shown, what=what
+            )
+
+        _add_address_findings(found, classify_address(address), resolves_to, policy)
 
 
 def _address_text(address: IPAddress) -> str:

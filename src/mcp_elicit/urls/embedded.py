@@ -31,6 +31,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
+from mcp_elicit.i18n import N_
 from mcp_elicit.urls.addresses import IPAddress, classify_address
 from mcp_elicit.urls.codes import ReasonCode
 
@@ -80,8 +81,9 @@ class EmbeddedAddress:
     """The part of the name that spells it: ``10-0-0-1``, ``7f000001``, ``localtest.me``."""
     form: str
     """How it is spelled, completing "'10-0-0-1' is 10.0.0.1 …": "written with dots",
-    "written with dashes", "in hexadecimal", "with '-' for ':'"; or "fixed" for a domain that
-    always points at the address."""
+    "written with dashes", "in hexadecimal", "with '-' for ':'" (English, marked for the
+    catalog: translate with ``_`` where shown); or "fixed" for a domain that always points at
+    the address."""
     certain: bool = True
     """``False`` for eight bare hex digits off the services known to decode them."""
     disguised: bool = False
@@ -136,7 +138,7 @@ def _keep(found: dict[IPAddress, EmbeddedAddress], embedded: EmbeddedAddress) ->
 
 def _hex(spelling: str, digits: str, *, certain: bool) -> EmbeddedAddress:
     address = ipaddress.IPv4Address(int(digits, 16))
-    return EmbeddedAddress(address, spelling, "in hexadecimal", certain, disguised=True)
+    return EmbeddedAddress(address, spelling, N_("in hexadecimal"), certain, disguised=True)
 
 
 def _dotted(body: str, found: dict[IPAddress, EmbeddedAddress]) -> None:
@@ -147,7 +149,7 @@ def _dotted(body: str, found: dict[IPAddress, EmbeddedAddress]) -> None:
             continue
         a, b, c, d = octets
         address = ipaddress.IPv4Address(a << 24 | b << 16 | c << 8 | d)
-        form = "written with dots" if "-" not in spelling else "written with dashes"
+        form = N_("written with dots") if "-" not in spelling else N_("written with dashes")
         _keep(found, EmbeddedAddress(address, spelling, form))
 
 
@@ -177,4 +179,4 @@ def _ipv6(body: str, found: dict[IPAddress, EmbeddedAddress]) -> None:
             for f in classify_address(address)
         )
         if global_unicast or inside:
-            _keep(found, EmbeddedAddress(address, label, "with '-' for ':'"))
+            _keep(found, EmbeddedAddress(address, label, N_("with '-' for ':'")))

@@ -15,7 +15,9 @@ from urllib.parse import unquote_to_bytes
 
 import idna
 
+from mcp_elicit.i18n import _
 from mcp_elicit.urls.characters import CharacterFinding, scan_characters, visible
+from mcp_elicit.urls.wording import listed
 
 # Characters browsers refuse in a domain (WHATWG "forbidden domain code point"), beyond C0
 # controls and DEL. We are stricter than browsers (see _ASCII_LABEL), but naming these lets the
@@ -57,11 +59,14 @@ class ParsedHost:
     labels: tuple[str, ...] = ()
     """The Unicode labels of a name, without the empty label of a trailing dot."""
     errors: list[str] = field(default_factory=list)
-    """Why browsers would reject the host, or why it cannot be a DNS name."""
+    """Why browsers would reject the host, or why it cannot be a DNS name (in the language in
+    effect when the host was parsed)."""
     idna_errors: list[str] = field(default_factory=list)
-    """Why the name is not valid IDNA 2008 (after UTS #46 mapping)."""
+    """Why the name is not valid IDNA 2008 (after UTS #46 mapping), in the ``idna`` library's
+    own (English) words."""
     obfuscations: list[str] = field(default_factory=list)
-    """Ways the spelling hides what the host is (percent-encoding, numeric IPv4 forms...)."""
+    """Ways the spelling hides what the host is (percent-encoding, numeric IPv4 forms...), in
+    the language in effect when the host was parsed; each completes "the host … is disguised:"."""
     decoded_characters: list[CharacterFinding] = field(default_factory=list)
     """Bad characters that only appeared after percent-decoding."""
 
@@ -72,24 +77,26 @@ def parse_host(written: str) -> ParsedHost:
         _parse_bracketed(written, result)
         return result
     if len(written) > 3 * _MAX_HOST_INPUT:
-        result.errors.append("the host is far longer than any DNS name can be")
+        result.errors.append(_("the host is far longer than any DNS name can be"))
         return result
 
     if "%" in written:
         decoded = _percent_decode(written)
         if decoded is None:
-            result.errors.append("the percent-encoded host is not valid UTF-8")
+            result.errors.append(_("the percent-encoded host is not valid UTF-8"))
             return result
         result.decoded = decoded
         if decoded != written:
-            result.obfuscations.append(f"it is percent-encoded ({visible(written)})")
+            result.obfuscations.append(
+                _("it is percent-encoded ({host})").format(host=visible(written))
+            )
             result.decoded_characters = scan_characters(decoded)
     decoded = result.decoded
     if len(decoded) > _MAX_HOST_INPUT:
-        result.errors.append("the host is far longer than any DNS name can be")
+        result.errors.append(_("the host is far longer than any DNS name can be"))
         return result
     if any(0xD800 <= ord(c) <= 0xDFFF for c in decoded):
-        result.errors.append("the host contains a lone surrogate code point")
+        result.errors.append(_("the host contains a lone surrogate code point"))
         return result
 
     # UTS #46 mapping, as browsers apply it: case folding, compatibility forms (fullwidth
@@ -101,21 +108,26 @@ def parse_host(written: str) -> ParsedHost:
         return result
     if mapped != decoded.lower():
         result.obfuscations.append(
-            f"it is written '{visible(decoded)}', which browsers read as '{visible(mapped)}'"
+            _("it is written '{written}', which browsers read as '{read}'").format(
+                written=visible(decoded), read=visible(mapped)
+            )
         )
 
     bad = sorted({c for c in mapped if c in _FORBIDDEN_DOMAIN or ord(c) < 0x20 or c == "\x7f"})
     if bad:
-        shown = ", ".join(repr(c) if c.isprintable() else visible(c) for c in bad)
-        result.errors.append(f"browsers reject these characters in a host: {shown}")
+        shown = listed(repr(c) if c.isprintable() else visible(c) for c in bad)
+        result.errors.append(
+            _("browsers reject these characters in a host: {characters}").format(characters=shown)
+        )
         return result
 
     if _ends_in_a_number(mapped):
         number = parse_whatwg_ipv4(mapped)
         if number is None:
             result.errors.append(
-                f"'{visible(mapped)}' ends like an IPv4 address but is not one, "
-                "so browsers refuse it"
+                _(
+                    "'{host}' ends like an IPv4 address but is not one, so browsers refuse it"
+                ).format(host=visible(mapped))
             )
             return result
         address = ipaddress.IPv4Address(number)
@@ -123,7 +135,11 @@ def parse_host(written: str) -> ParsedHost:
         result.address = address
         result.ascii = result.unicode = str(address)
         if mapped != str(address):
-            result.obfuscations.append(f"the IPv4 address {address} is spelled '{visible(mapped)}'")
+            result.obfuscations.append(
+                _("the IPv4 address {address} is spelled '{spelling}'").format(
+                    address=address, spelling=visible(mapped)
+                )
+            )
         return result
 
     _parse_name(mapped, result)
@@ -211,16 +227,19 @@ def _parse_bracketed(written: str, result: ParsedHost) -> None:
     if "%" in inner:
         # Zone identifiers ("fe80::1%25eth0") are rejected by browsers; we still classify the
         # address part so the reasons say what it would have reached.
-        inner, _, zone = inner.partition("%")
+        inner, _percent, zone = inner.partition("%")
         result.errors.append(
-            f"the IPv6 address carries a zone identifier ('%{visible(zone)}'), "
-            "which browsers reject"
+            _(
+                "the IPv6 address carries a zone identifier ('%{zone}'), which browsers reject"
+            ).format(zone=visible(zone))
         )
     try:
         address = ipaddress.IPv6Address(inner)
     except ValueError:
         if not zone:
-            result.errors.append(f"'{visible(written)}' is not a valid IPv6 address")
+            result.errors.append(
+                _("'{host}' is not a valid IPv6 address").format(host=visible(written))
+            )
             return
         # The zone made it invalid anyway; an unparsable address part adds nothing.
         return
@@ -236,7 +255,9 @@ def _parse_name(mapped: str, result: ParsedHost) -> None:
     if trailing_dot:
         labels.pop()
     if any(label == "" for label in labels):
-        result.errors.append(f"'{visible(mapped)}' has an empty label (two dots in a row)")
+        result.errors.append(
+            _("'{host}' has an empty label (two dots in a row)").format(host=visible(mapped))
+        )
         return
 
     ascii_labels: list[str] = []
@@ -245,9 +266,11 @@ def _parse_name(mapped: str, result: ParsedHost) -> None:
         if label.isascii() and not label.startswith("xn--"):
             bad = sorted({c for c in label if c not in _ASCII_LABEL})
             if bad:
-                shown = ", ".join(repr(c) if c.isprintable() else visible(c) for c in bad)
+                shown = listed(repr(c) if c.isprintable() else visible(c) for c in bad)
                 result.errors.append(
-                    f"the label '{visible(label)}' contains characters no host name has: {shown}"
+                    _(
+                        "the label '{label}' contains characters no host name has: {characters}"
+                    ).format(label=visible(label), characters=shown)
                 )
                 return
             ascii_label = unicode_label = label
@@ -263,7 +286,11 @@ def _parse_name(mapped: str, result: ParsedHost) -> None:
                 result.idna_errors.append(f"'{visible(label)}': {exc}")
                 return
         if len(ascii_label) > 63:
-            result.errors.append(f"the label '{visible(label, 40)}' is longer than 63 characters")
+            result.errors.append(
+                _("the label '{label}' is longer than 63 characters").format(
+                    label=visible(label, 40)
+                )
+            )
             return
         ascii_labels.append(ascii_label)
         unicode_labels.append(unicode_label)
@@ -271,7 +298,7 @@ def _parse_name(mapped: str, result: ParsedHost) -> None:
     dot = "." if trailing_dot else ""
     ascii_host = ".".join(ascii_labels)
     if len(ascii_host) > 253:
-        result.errors.append("the host is longer than the 253 characters DNS allows")
+        result.errors.append(_("the host is longer than the 253 characters DNS allows"))
         return
     result.kind = HostKind.NAME
     result.ascii = ascii_host + dot

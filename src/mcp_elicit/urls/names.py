@@ -13,66 +13,77 @@ from __future__ import annotations
 import functools
 import ipaddress
 
+from mcp_elicit.i18n import N_, _
 from mcp_elicit.urls.addresses import AddressFinding
 from mcp_elicit.urls.codes import ReasonCode
 from mcp_elicit.urls.registrable import public_suffix_list
 
+# The descriptions below are English, marked for the catalog, and translated where a finding
+# or who_controls() is made, so nothing cached here holds words of one language.
+
 # Cloud metadata services by name (their addresses are in addresses.py).
 _METADATA_NAMES = {
-    "metadata.google.internal": "the Google Cloud metadata service",
-    "metadata": "the Google Cloud metadata service (short name)",
-    "instance-data": "the AWS instance metadata service (short name)",
-    "instance-data.ec2.internal": "the AWS instance metadata service",
+    "metadata.google.internal": N_("the Google Cloud metadata service"),
+    "metadata": N_("the Google Cloud metadata service (short name)"),
+    "instance-data": N_("the AWS instance metadata service (short name)"),
+    "instance-data.ec2.internal": N_("the AWS instance metadata service"),
 }
 
 # Top-level names used for local or internal networks: reserved for it (.local, .internal,
 # home.arpa) or used that way widely enough that ICANN will not delegate them.
+# Each completes "the host … is …".
 _LOCAL_SUFFIXES = {
-    "local": "multicast DNS on the local network (.local)",
-    "localdomain": "the local host or network (.localdomain)",
-    "internal": "private internal networks (.internal)",
-    "intranet": "internal networks (.intranet)",
-    "lan": "home and office networks (.lan)",
-    "home": "home networks (.home)",
-    "corp": "corporate networks (.corp)",
-    "private": "private networks (.private)",
-    "home.arpa": "home networks (home.arpa)",
+    "local": N_("a name for multicast DNS on the local network (.local)"),
+    "localdomain": N_("a name for the local host or network (.localdomain)"),
+    "internal": N_("a name for private internal networks (.internal)"),
+    "intranet": N_("a name for internal networks (.intranet)"),
+    "lan": N_("a name for home and office networks (.lan)"),
+    "home": N_("a name for home networks (.home)"),
+    "corp": N_("a name for corporate networks (.corp)"),
+    "private": N_("a name for private networks (.private)"),
+    "home.arpa": N_("a name for home networks (home.arpa)"),
 }
 
 # Top-level domains the Public Suffix List lists although nobody registers names under them in
 # public DNS: .onion is Tor's (RFC 7686), .arpa is DNS infrastructure (RFC 3172; home.arpa is
 # a local suffix above). Every other top-level domain is public exactly when the list has it.
 _LISTED_NOT_PUBLIC = {
-    "onion": "a Tor onion service (.onion), which ordinary browsers cannot open and no "
-    "public DNS answers for",
-    "arpa": "a DNS infrastructure name (.arpa, reverse lookups and protocol registries), "
-    "not a web host",
+    "onion": N_(
+        "a Tor onion service (.onion), which ordinary browsers cannot open and no "
+        "public DNS answers for"
+    ),
+    "arpa": N_(
+        "a DNS infrastructure name (.arpa, reverse lookups and protocol registries), not a web host"
+    ),
 }
 # Wording for well-known unlisted ones; what makes them not public is the list, not this.
 _RESERVED_TLDS = {
-    "test": "reserved for testing (RFC 6761)",
-    "example": "reserved for documentation (RFC 6761)",
-    "invalid": "reserved for names that never exist (RFC 6761)",
-    "alt": "reserved for names outside DNS (RFC 9476)",
+    "test": N_("reserved for testing (RFC 6761)"),
+    "example": N_("reserved for documentation (RFC 6761)"),
+    "invalid": N_("reserved for names that never exist (RFC 6761)"),
+    "alt": N_("reserved for names outside DNS (RFC 9476)"),
 }
 
 # Who decides where a link leads (UrlVerdict.who_controls), for hosts nobody registered.
-_MDNS = "a local network name (mDNS .local): any device on your network can answer to it"
-_LOCALHOST = "a localhost name: it always means this machine, and whatever runs on it answers"
-_SINGLE_LABEL = (
+# Each completes "<host> is …".
+_MDNS = N_("a local network name (mDNS .local): any device on your network can answer to it")
+_LOCALHOST = N_("a localhost name: it always means this machine, and whatever runs on it answers")
+_SINGLE_LABEL = N_(
     "a single-label name: nobody registers it; your network's search domains decide where it leads"
 )
-_IP_ADDRESS = "an IP address: whoever runs the machine at it controls the link; no name says who"
-_ONION = (
+_IP_ADDRESS = N_(
+    "an IP address: whoever runs the machine at it controls the link; no name says who"
+)
+_ONION = N_(
     "a Tor onion service (.onion): whoever holds its key controls the link; ordinary browsers "
     "cannot open it"
 )
-_ARPA = (
+_ARPA = N_(
     "a DNS infrastructure name (.arpa): nobody registers it publicly; whoever was handed that "
     "part of .arpa (for reverse lookups, an address block's holder) decides where it leads"
 )
-_PUBLIC_SUFFIX = "a public suffix itself: whoever runs that suffix controls the link"
-REGISTERED = "whoever registered this name controls the link"
+_PUBLIC_SUFFIX = N_("a public suffix itself: whoever runs that suffix controls the link")
+REGISTERED = N_("whoever registered this name controls the link")
 
 
 def _is_localhost(name: str) -> bool:
@@ -92,7 +103,7 @@ def non_public_tld(ascii_host: str) -> str | None:
     the Public Suffix List (``svc``, ``consul``, ``test``, ``foo123``), or ``onion`` or
     ``arpa`` — and the name is not already a localhost or local-network name. Else ``None``."""
     name = ascii_host.removesuffix(".")
-    _, dot, tld = name.rpartition(".")
+    _body, dot, tld = name.rpartition(".")
     if not dot or _public_tld(tld):  # the common case, answered from a cache
         return None
     if _is_localhost(name) or _local_suffix(name.split(".")) is not None:
@@ -107,7 +118,7 @@ def nobody_registers(ascii_host: str) -> bool:
     Both come down to a single label or a top-level domain that is not public (every local
     suffix and ``localhost`` is one), which is how it is computed: it runs for every URL."""
     name = ascii_host.removesuffix(".")
-    _, dot, tld = name.rpartition(".")
+    _body, dot, tld = name.rpartition(".")
     return not dot or not _public_tld(tld)
 
 
@@ -124,13 +135,20 @@ def _public_tld(tld: str) -> bool:
 def _tld_what(tld: str) -> str:
     """Completes "the host … is …" for a name under a top-level domain that is not public."""
     if tld in _LISTED_NOT_PUBLIC:
-        return _LISTED_NOT_PUBLIC[tld]
-    why = _RESERVED_TLDS.get(tld, "not a top-level domain on the Public Suffix List")
-    return (
-        f"under .{tld}, {why}: nobody registers names under it publicly, so whichever DNS "
-        "server answers (a cluster's, an office's, or one on the same network) decides "
-        "where it leads"
-    )
+        return _(_LISTED_NOT_PUBLIC[tld])
+    if tld in _RESERVED_TLDS:
+        # Translators: {why} is why the top-level domain {tld} exists, such as "reserved for
+        # testing (RFC 6761)".
+        return _(
+            "under .{tld}, {why}: nobody registers names under it publicly, so whichever DNS "
+            "server answers (a cluster's, an office's, or one on the same network) decides "
+            "where it leads"
+        ).format(tld=tld, why=_(_RESERVED_TLDS[tld]))
+    return _(
+        "under .{tld}, not a top-level domain on the Public Suffix List: nobody registers names "
+        "under it publicly, so whichever DNS server answers (a cluster's, an office's, or one "
+        "on the same network) decides where it leads"
+    ).format(tld=tld)
 
 
 def is_local_name(ascii_host: str) -> bool:
@@ -153,33 +171,39 @@ def who_controls(ascii_host: str, registrable: str | None) -> str:
     except ValueError:
         pass
     else:
-        return _IP_ADDRESS
+        return _(_IP_ADDRESS)
     if _is_localhost(name):
-        return _LOCALHOST
+        return _(_LOCALHOST)
     labels = name.split(".")
     suffix = _local_suffix(labels)
     if suffix == "local":
-        return _MDNS
+        return _(_MDNS)
     if suffix is not None:
         where = suffix if "." in suffix else f".{suffix}"
-        return (
-            f"a local network name ({where}): nobody registers it; your network's own DNS "
+        return _(
+            "a local network name ({suffix}): nobody registers it; your network's own DNS "
             "decides where it leads"
-        )
+        ).format(suffix=where)
     if len(labels) == 1:
-        return _SINGLE_LABEL
+        return _(_SINGLE_LABEL)
     tld = non_public_tld(name)
     if tld == "onion":
-        return _ONION
+        return _(_ONION)
     if tld == "arpa":
-        return _ARPA
-    if tld is not None:
-        why = _RESERVED_TLDS.get(tld, "not a public top-level domain")
-        return (
-            f"a name under .{tld}, {why}: nobody registers it publicly; whichever DNS "
+        return _(_ARPA)
+    if tld is not None and tld in _RESERVED_TLDS:
+        # Translators: {why} is why the top-level domain {tld} exists, such as "reserved for
+        # testing (RFC 6761)".
+        return _(
+            "a name under .{tld}, {why}: nobody registers it publicly; whichever DNS "
             "server your computer asks decides where it leads"
-        )
-    return REGISTERED if registrable is not None else _PUBLIC_SUFFIX
+        ).format(tld=tld, why=_(_RESERVED_TLDS[tld]))
+    if tld is not None:
+        return _(
+            "a name under .{tld}, not a public top-level domain: nobody registers it publicly; "
+            "whichever DNS server your computer asks decides where it leads"
+        ).format(tld=tld)
+    return _(REGISTERED) if registrable is not None else _(_PUBLIC_SUFFIX)
 
 
 def classify_name(ascii_host: str) -> list[AddressFinding]:
@@ -187,24 +211,24 @@ def classify_name(ascii_host: str) -> list[AddressFinding]:
     name = ascii_host.removesuffix(".")
     findings: list[AddressFinding] = []
     if name in _METADATA_NAMES:
-        findings.append(AddressFinding(ReasonCode.CLOUD_METADATA, _METADATA_NAMES[name]))
+        findings.append(AddressFinding(ReasonCode.CLOUD_METADATA, _(_METADATA_NAMES[name])))
     if _is_localhost(name):
         findings.append(
-            AddressFinding(ReasonCode.LOOPBACK, "a localhost name, which always means this machine")
+            AddressFinding(
+                ReasonCode.LOOPBACK, _("a localhost name, which always means this machine")
+            )
         )
         return findings
     labels = name.split(".")
     suffix = _local_suffix(labels)
     if suffix is not None:
-        findings.append(
-            AddressFinding(ReasonCode.LOCAL_NAME, f"a name for {_LOCAL_SUFFIXES[suffix]}")
-        )
+        findings.append(AddressFinding(ReasonCode.LOCAL_NAME, _(_LOCAL_SUFFIXES[suffix])))
         return findings
     if len(labels) == 1:
         findings.append(
             AddressFinding(
                 ReasonCode.LOCAL_NAME,
-                "a single-label name, which resolves through the local network's search domains",
+                _("a single-label name, which resolves through the local network's search domains"),
             )
         )
         return findings

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mcp_elicit.i18n import _
+
 # Schemes whose URLs always have a host, and whose parsing differs (WHATWG "special schemes").
 SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
@@ -56,7 +58,8 @@ class Authority:
     backslash: bool
     """A ``\\`` somewhere before the query, which a browser reads as ``/``."""
     problems: list[str] = field(default_factory=list)
-    """Why the host/port split failed (an unclosed ``[``...); the host is then unusable."""
+    """Why the host/port split failed (an unclosed ``[``...), in the language in effect when the
+    URL was split; the host is then unusable."""
 
 
 def split_authority(rest: str, *, special: bool) -> Authority | None:
@@ -99,13 +102,13 @@ def split_authority(rest: str, *, special: bool) -> Authority | None:
     if authority.startswith("["):
         close = authority.find("]")
         if close < 0:
-            result.problems.append("an IPv6 address is opened with '[' but never closed")
+            result.problems.append(_("an IPv6 address is opened with '[' but never closed"))
             return result
         result.host, tail = authority[: close + 1], authority[close + 1 :]
         if tail.startswith(":"):
             result.port = tail[1:]
         elif tail:
-            result.problems.append("text follows the ']' that closes the IPv6 address")
+            result.problems.append(_("text follows the ']' that closes the IPv6 address"))
     else:
         # The first ':' outside brackets ends the host; a second one makes the port invalid.
         host, colon, port = authority.partition(":")

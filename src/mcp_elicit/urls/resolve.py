@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from mcp_elicit.i18n import _
 from mcp_elicit.urls.addresses import IPAddress
 
 _T = TypeVar("_T")
@@ -23,7 +24,8 @@ _T = TypeVar("_T")
 class Resolution:
     addresses: tuple[IPAddress, ...]
     error: str | None
-    """Why nothing was resolved; ``None`` when ``addresses`` is the answer."""
+    """Why nothing was resolved, in the language in effect (or the resolver's own words);
+    ``None`` when ``addresses`` is the answer."""
 
 
 def resolve(ascii_host: str, port: int, timeout: float) -> Resolution:
@@ -31,7 +33,7 @@ def resolve(ascii_host: str, port: int, timeout: float) -> Resolution:
     name = ascii_host.removesuffix(".")
     if name == "invalid" or name.endswith(".invalid"):
         # RFC 6761 §6.4: resolvers must answer "no such name" for .invalid without asking DNS.
-        return Resolution((), "names under .invalid never exist (RFC 6761)")
+        return Resolution((), _("names under .invalid never exist (RFC 6761)"))
 
     box: list[Resolution] = []
 
@@ -45,11 +47,18 @@ def resolve(ascii_host: str, port: int, timeout: float) -> Resolution:
     thread.start()
     thread.join(timeout)
     if not box:
-        return Resolution((), f"no answer from DNS within {timeout:g} seconds")
+        return Resolution(
+            (), _("no answer from DNS within {seconds} seconds").format(seconds=f"{timeout:g}")
+        )
+    if not box[0].addresses and box[0].error is None:
+        # Worded here, not in the worker thread, which does not see the language in effect.
+        return Resolution((), _("DNS returned no IP addresses"))
     return box[0]
 
 
 def _getaddrinfo(host: str, port: int) -> Resolution:
+    """Runs in a worker thread: its own errors are the resolver's words; an empty answer is
+    left for :func:`resolve` to word."""
     try:
         # Looked up on the module at call time, so tests can monkeypatch socket.getaddrinfo.
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -65,8 +74,6 @@ def _getaddrinfo(host: str, port: int) -> Resolution:
             found.setdefault(ipaddress.ip_address(text), None)
         except ValueError:
             continue
-    if not found:
-        return Resolution((), "DNS returned no IP addresses")
     return Resolution(tuple(found), None)
 
 

@@ -31,7 +31,8 @@ class Severity(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Reason:
     """One finding. ``code`` is stable (see :class:`mcp_elicit.urls.codes.ReasonCode`);
-    ``message`` is for people and may change between releases."""
+    ``message`` is for people, in the language in effect when the URL was checked
+    (:mod:`mcp_elicit.i18n`), and may change between releases."""
 
     code: str
     message: str
@@ -71,7 +72,10 @@ class UrlVerdict:
         name controls the link"`` for a registered name, and what is true instead for an IP
         address, a local network name (``"a local network name (mDNS .local): any device on
         your network can answer to it"``), a single label, ``localhost`` or a public suffix.
-        ``None`` when there is no usable host. Like ``Reason.message``, it may be reworded."""
+        ``None`` when there is no usable host. Like ``Reason.message``, it may be reworded.
+
+        Worded when read, in the language in effect then (``Reason.message`` is worded in the
+        language in effect when the URL was checked)."""
         if self.display_host is None:
             return None
         return who_controls(self.display_host.ascii, self.registrable_domain)

@@ -31,6 +31,7 @@ from typing import Any, cast
 from mcp_elicit.client._terminal_text import clean, value_text
 from mcp_elicit.client.prompts import Attachment, attachment
 from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
+from mcp_elicit.i18n import N_, _
 
 # Fields the person types into; the rest are ticked or picked.
 TYPED_KINDS = frozenset(
@@ -52,7 +53,7 @@ ATTACHMENTS = "attachments"
 """Where the page sends the files attached to a free-text answer, and the key of their
 message in ``Reading.problems`` (a free-text form's one field is ``response``: no clash)."""
 
-TEXT_OR_FILE = "Type an answer or attach a file"
+TEXT_OR_FILE = N_("Type an answer or attach a file")
 
 
 class Malformed(Exception):
@@ -107,7 +108,9 @@ def read_free_text(
     typed = [v for v in reading.content.values() if isinstance(v, str) and v.strip()]
     if not typed and not count:
         for item in form:  # the one text box: the message goes under it
-            reading.problems.setdefault(item.name, f"Error: {TEXT_OR_FILE}")
+            reading.problems.setdefault(
+                item.name, _("Error: {message}").format(message=_(TEXT_OR_FILE))
+            )
             break
     return reading
 
@@ -140,7 +143,7 @@ def _read_files(files: list[Any], *, with_data: bool) -> tuple[list[Attachment],
                 # with those before it, as attachment() would count them.
                 attachment(name, b"", mime_type or None, already=total + size)
         except ValueError as problem:
-            wrong.append(f"Error: {clean(str(problem), newlines=False)}")
+            wrong.append(_("Error: {message}").format(message=clean(str(problem), newlines=False)))
             continue
         total += size
     return attached, wrong
@@ -154,7 +157,9 @@ def _decoded(name: str, data: object, where: str) -> bytes:
         return binascii.a2b_base64(data.encode("ascii"), strict_mode=True)
     except (UnicodeEncodeError, binascii.Error):
         raise ValueError(
-            f"{name} did not arrive whole (its data is not valid base64): attach it again"
+            _("{name} did not arrive whole (its data is not valid base64): attach it again").format(
+                name=name
+            )
         ) from None
 
 
@@ -163,7 +168,7 @@ def _read_one(form: Form, item: Field, value: Any) -> JSONValue | Problem | None
         if value is None:
             value = ""
         if not isinstance(value, str):
-            return Problem(item.name, "type", "send the text as typed")
+            return Problem(item.name, "type", _("send the text as typed"))
         return _typed(form, item, value)
     if value is None or value == "":
         return _default(item)
@@ -187,16 +192,20 @@ def _default(item: Field) -> JSONValue | None:
 
 def error_text(problem: Problem) -> str:
     """As the terminal shows it under the line."""
-    return f"Error: {clean(problem.message, newlines=False)}"
+    return _("Error: {message}").format(message=clean(problem.message, newlines=False))
 
 
-def review(form: Form, content: Mapping[str, JSONValue]) -> list[dict[str, str]]:
-    """The review step's lines: each field's label and its answer (:func:`review_value`)."""
+def review(form: Form, content: Mapping[str, JSONValue]) -> list[dict[str, Any]]:
+    """The review step's lines: each field's label and its answer (:func:`review_value`),
+    with the field's kind and the answer as sent (``answer``), from which the page writes a
+    date or a number the way its language does (``Intl``); the answer itself keeps its form."""
     return [
         {
             "name": item.name,
             "label": clean(item.label, newlines=False),
             "value": review_value(item, content.get(item.name)),
+            "kind": item.kind.value,
+            "answer": content.get(item.name),
         }
         for item in form
     ]
@@ -213,7 +222,7 @@ def review_value(item: Field, value: JSONValue | None) -> str:
     if not isinstance(value, str) or item.kind is FieldKind.SINGLE_CHOICE:
         return value_text(item, value)
     if not value:
-        return "(empty)"
+        return _("(empty)")
     if not value.strip():
-        return "(only white space)"
+        return _("(only white space)")
     return clean(value)

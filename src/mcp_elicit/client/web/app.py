@@ -53,6 +53,8 @@ from mcp_elicit.client.web.guard import Guard
 from mcp_elicit.client.web.presence import Presence
 from mcp_elicit.client.web.queue import Pending, Queue
 from mcp_elicit.client.web.views import state_view
+from mcp_elicit.client.web.words import InLanguage, page_html
+from mcp_elicit.i18n import _
 
 # Why a prompt was cancelled, as the handler's audit and the terminal word it.
 CHOSE_CANCEL = "the person chose cancel"
@@ -91,12 +93,19 @@ _TOO_LARGE = "the request is too large"
 
 
 def page_app(
-    queue: Queue, presence: Presence, *, token: str, port: int, hold: float = 20.0
+    queue: Queue,
+    presence: Presence,
+    *,
+    token: str,
+    port: int,
+    hold: float = 20.0,
+    language: str | None = None,
 ) -> ASGIApp:
-    """The ASGI app for one renderer, every route behind :class:`Guard`."""
+    """The ASGI app for one renderer, every route behind :class:`Guard`, each request in its
+    language (``language``, else the browser's: :mod:`words`)."""
 
     async def page(request: Request) -> Response:
-        return _file("index.html")
+        return Response(page_html(), media_type=_FILES["index.html"])
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -177,7 +186,8 @@ def page_app(
             Route("/api/answer", answer, methods=["POST"]),
         ]
     )
-    return Guard(app, token=token, port=port)
+    # The language first, so that even a refusal is worded in it.
+    return InLanguage(Guard(app, token=token, port=port), language)
 
 
 async def _wait_for_change(request: Request, queue: Queue, since: int, hold: float) -> bool:
@@ -265,7 +275,7 @@ def _file(name: str) -> Response:
 
 def _gone() -> Response:
     return JSONResponse(
-        {"gone": True, "message": "This question is no longer waiting for an answer."},
+        {"gone": True, "message": _("This question is no longer waiting for an answer.")},
         status_code=409,
     )
 

@@ -23,6 +23,8 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mcp_elicit.i18n import _
+
 SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
     (
         "Content-Security-Policy",
@@ -69,11 +71,11 @@ class Guard:
     def _refusal(self, scope: Scope) -> Response | None:
         headers = Headers(scope=scope)
         if headers.get("host", "").lower() not in self._hosts:
-            return PlainTextResponse("Forbidden: wrong Host.\n", status_code=403)
+            return PlainTextResponse(_("Forbidden: wrong Host.") + "\n", status_code=403)
         path: str = scope["path"]
-        given, _, rest = path[1:].partition("/")
+        given, _slash, rest = path[1:].partition("/")
         if not secrets.compare_digest(f"/{given}".encode(), self._prefix.encode()):
-            return PlainTextResponse("Not found.\n", status_code=404)
+            return PlainTextResponse(_("Not found.") + "\n", status_code=404)
         if not rest and not path.endswith("/"):
             # The page's links are relative to /TOKEN/: it must be loaded with the slash.
             return RedirectResponse(f"{self._prefix}/", status_code=307)
@@ -82,10 +84,12 @@ class Guard:
             origin = headers.get("origin")
             site = headers.get("sec-fetch-site")
             if media != "application/json":
-                return PlainTextResponse("Unsupported media type.\n", status_code=415)
+                return PlainTextResponse(_("Unsupported media type.") + "\n", status_code=415)
             if (origin is not None and origin not in self._origins) or site not in (
                 None,
                 "same-origin",
             ):
-                return PlainTextResponse("Forbidden: not from this page.\n", status_code=403)
+                return PlainTextResponse(
+                    _("Forbidden: not from this page.") + "\n", status_code=403
+                )
         return None

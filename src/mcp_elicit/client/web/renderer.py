@@ -21,6 +21,8 @@ from mcp_elicit.client.prompts import Accept, Answer, Cancel, FormPrompt, Notice
 from mcp_elicit.client.web.app import page_app
 from mcp_elicit.client.web.presence import Presence
 from mcp_elicit.client.web.queue import Kind, Queue
+from mcp_elicit.client.web.words import chosen_language
+from mcp_elicit.i18n import _
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +88,10 @@ class WebRenderer:
         closed_after: float = 5.0,
         hold: float = 20.0,
         clock: Callable[[], float] = time.monotonic,
+        language: str | None = None,
     ) -> None:
+        # Checked now: a language with no catalog is the host's mistake, said at once.
+        self.language = chosen_language(language)
         self.opener = opener
         self.announce = announce
         self.hold = hold
@@ -121,7 +126,14 @@ class WebRenderer:
         # 256 random bits in every path: nobody without the link can reach the page.
         token = secrets.token_urlsafe(32)
         self._queue = Queue()
-        app = page_app(self._queue, self._presence, token=token, port=port, hold=self.hold)
+        app = page_app(
+            self._queue,
+            self._presence,
+            token=token,
+            port=port,
+            hold=self.hold,
+            language=self.language,
+        )
         config = uvicorn.Config(
             app,
             log_config=None,
@@ -146,7 +158,7 @@ class WebRenderer:
             await self._tasks.__aexit__(type(failed), failed, failed.__traceback__)
             raise
         self._url = f"http://127.0.0.1:{port}/{token}/"
-        self._say(f"questions from MCP servers are answered on {self._url}")
+        self._say(_("questions from MCP servers are answered on {url}").format(url=self._url))
         return self
 
     async def __aexit__(
@@ -237,17 +249,27 @@ class WebRenderer:
         ):
             return  # opened a moment ago; the browser is still starting
         self._opened_at = now
-        self._say(f"{clean(server, newlines=False)} asks something: answer on {self.url}")
+        self._say(
+            _("{server} asks something: answer on {url}").format(
+                server=clean(server, newlines=False), url=self.url
+            )
+        )
         if self.opener is None:
             return
         try:
             opened = self.opener(self.url)
         except Exception as error:  # the question still waits: the person can open it
             logger.debug("the page could not be opened: %s", error, exc_info=True)
-            self._say(f"the browser could not be started ({error}): open {self.url} yourself")
+            self._say(
+                _("the browser could not be started ({error}): open {url} yourself").format(
+                    error=error, url=self.url
+                )
+            )
             return
         if opened is False:
-            self._say(f"no browser could be started from here: open {self.url} yourself")
+            self._say(
+                _("no browser could be started from here: open {url} yourself").format(url=self.url)
+            )
 
     def _running(self) -> Queue:
         if self._queue is None or self._url is None:

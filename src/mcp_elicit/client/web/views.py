@@ -15,6 +15,7 @@ from mcp_elicit.client._terminal_text import (
     domain_text,
     field_facts,
     finding_line,
+    listed,
     no_domain_note,
     notice_line,
     value_text,
@@ -22,6 +23,8 @@ from mcp_elicit.client._terminal_text import (
 from mcp_elicit.client.prompts import ATTACHABLE, MAX_ATTACHMENT_BYTES, FormPrompt, UrlPrompt
 from mcp_elicit.client.web.queue import Pending, PostedNotice, Queue
 from mcp_elicit.forms import Field, FieldKind, JSONValue
+from mcp_elicit.i18n import N_, _
+from mcp_elicit.urls import UrlVerdict, check_url
 
 # Up to this many options show as radio buttons (all visible at once); more, as a list box.
 RADIO_LIMIT = 5
@@ -41,7 +44,8 @@ _INPUT_MODES = {
     FieldKind.INTEGER: "numeric",
     FieldKind.NUMBER: "decimal",
 }
-_PLACEHOLDERS = {FieldKind.DATE: "YYYY-MM-DD", FieldKind.DATETIME: "2025-03-31T14:30:00Z"}
+# The format a box wants, in the words the language uses for it (Chinese keeps YYYY-MM-DD).
+_PLACEHOLDERS = {FieldKind.DATE: N_("YYYY-MM-DD"), FieldKind.DATETIME: "2025-03-31T14:30:00Z"}
 
 
 def state_view(queue: Queue) -> dict[str, Any]:
@@ -89,8 +93,10 @@ def attach_view() -> dict[str, Any]:
     :func:`mcp_elicit.client.prompts.attachment` (which decides, when the page asks)."""
     megabytes = MAX_ATTACHMENT_BYTES // (1024 * 1024)
     return {
-        "label": "Attach images or audio",
-        "hint": f"optional; images and audio files only, up to {megabytes} MB in all",
+        "label": _("Attach images or audio"),
+        "hint": _("optional; images and audio files only, up to {megabytes} MB in all").format(
+            megabytes=megabytes
+        ),
         "accept": ",".join(f"{kind}/*" for kind in ATTACHABLE),
     }
 
@@ -121,7 +127,7 @@ def field_view(item: Field, *, free_text: bool = False) -> dict[str, Any]:
 
 def hint(item: Field) -> str:
     """The terminal's field heading without the label, like ``integer, 1-14, default 1``."""
-    return ", ".join(field_facts(item, required=False))
+    return listed(field_facts(item, required=False))
 
 
 def initial(item: Field) -> JSONValue:
@@ -142,7 +148,26 @@ def placeholder(item: Field) -> str | None:
     """Shown in an empty box: what an empty box means (the default), or the format."""
     if item.default is not None and item.kind not in (FieldKind.BOOLEAN, FieldKind.MULTI_CHOICE):
         return str(initial(item)) or None
-    return _PLACEHOLDERS.get(item.kind)
+    shown = _PLACEHOLDERS.get(item.kind)
+    return None if shown is None else _(shown)
+
+
+def _reasons_worded_now(verdict: UrlVerdict) -> list[str]:
+    """The verdict's reasons in the language of this request. The handler checked the link
+    once, in the host's language; the same check again (no I/O: pure) words each reason in
+    the page's. A reason it does not find again (one of a lenient policy, or from resolving
+    the name) keeps the handler's words."""
+    again: dict[tuple[str, int], str] = {}
+    seen: dict[str, int] = {}
+    for reason in check_url(verdict.url).reasons:
+        n = seen[reason.code] = seen.get(reason.code, -1) + 1
+        again[(reason.code, n)] = reason.message
+    seen.clear()
+    worded: list[str] = []
+    for reason in verdict.reasons:
+        n = seen[reason.code] = seen.get(reason.code, -1) + 1
+        worded.append(again.get((reason.code, n), reason.message))
+    return worded
 
 
 def url_view(prompt: UrlPrompt) -> dict[str, Any]:
@@ -153,12 +178,14 @@ def url_view(prompt: UrlPrompt) -> dict[str, Any]:
     elif host is not None:
         domain, domain_note = None, no_domain_note(verdict)
     else:
-        domain, domain_note = None, "the link has no host"
+        domain, domain_note = None, _("the link has no host")
     shown_host = None
     if host is not None:
         shown_host = clean(host.unicode, newlines=False)
         if host.unicode != host.ascii:
-            shown_host += f" (punycode: {clean(host.ascii, newlines=False)})"
+            shown_host = _("{host} (punycode: {ascii})").format(
+                host=shown_host, ascii=clean(host.ascii, newlines=False)
+            )
     return {
         # The link to open is the one the handler checked, exactly; ``shown_url`` is for eyes.
         "open_url": prompt.url,
@@ -166,7 +193,10 @@ def url_view(prompt: UrlPrompt) -> dict[str, Any]:
         "domain": domain,
         "domain_note": domain_note,
         "host": shown_host,
-        "warnings": [f"Warning: {clean(r.message, newlines=False)}" for r in verdict.reasons],
+        "warnings": [
+            _("Warning: {message}").format(message=clean(message, newlines=False))
+            for message in _reasons_worded_now(verdict)
+        ],
         "required_by": None if prompt.required_by is None else clean(prompt.required_by),
         "sign_in": prompt.sign_in,
     }

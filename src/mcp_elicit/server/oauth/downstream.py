@@ -43,6 +43,7 @@ from authlib.integrations.httpx_client import AsyncOAuth2Client
 from pydantic import SecretStr
 
 from mcp_elicit.flows import TooManyOpenFlows
+from mcp_elicit.i18n import _
 from mcp_elicit.server.answers import Accepted, Answer
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.links import OAUTH_PURPOSE
@@ -272,7 +273,10 @@ class _Asking:
         scope = current_scope(ctx)
         runtime = scope.require_runtime("downstream OAuth")
         chosen = provider_of(runtime, provider)
-        text = message or f"Connect your {chosen.shown_name} account, so that this tool can use it."
+        # The person reads it with the link, in the client: in the server's language.
+        text = message or _(
+            "Connect your {provider} account, so that this tool can use it."
+        ).format(provider=chosen.shown_name)
         refuse_links_in_text(text, where=where)
         return cls(
             runtime=runtime,

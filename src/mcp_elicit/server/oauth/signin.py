@@ -44,6 +44,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from mcp_elicit.i18n import _
 from mcp_elicit.server.identity import AccessTokenIdentity
 from mcp_elicit.server.oauth.metadata import KeyCache, MetadataError, discover
 from mcp_elicit.server.oauth.sealed import Sealer
@@ -136,22 +137,22 @@ class OidcIdentity(AccessTokenIdentity):
     async def _start(self, request: Request) -> Response:
         assert self._signin is not None
         next_path = _safe_next(request, request.query_params.get("next"))
-        state, nonce, verifier = (generate_token(48) for _ in range(3))
+        state, nonce, verifier = (generate_token(48) for _i in range(3))
         try:
             metadata = await discover(self.issuer, http=self._http)
         except (MetadataError, httpx2.HTTPError) as error:
             logger.warning("sign-in: the provider's metadata is unavailable: %s", error)
             return _problem(
                 request,
-                "Sign-in is unavailable",
-                "The sign-in service did not answer. Try again in a moment.",
+                _("Sign-in is unavailable"),
+                _("The sign-in service did not answer. Try again in a moment."),
                 502,
             )
         extra: dict[str, str] = {"nonce": nonce}
         if request.query_params.get("prompt") == "login":
             extra["prompt"] = "login"
         async with self._oauth(request) as oauth:
-            url, _ = oauth.create_authorization_url(
+            url, _sent_state = oauth.create_authorization_url(
                 metadata.authorization_endpoint, state=state, code_verifier=verifier, **extra
             )
         response = RedirectResponse(url, status_code=303)
@@ -172,9 +173,11 @@ class OidcIdentity(AccessTokenIdentity):
             logger.info("sign-in: refused a callback whose state is not this browser's")
             return _problem(
                 request,
-                "Sign-in did not complete",
-                "This sign-in was not started in this browser, or took too long. Start again "
-                "from the link you were given.",
+                _("Sign-in did not complete"),
+                _(
+                    "This sign-in was not started in this browser, or took too long. Start "
+                    "again from the link you were given."
+                ),
                 400,
             )
         if "error" in request.query_params:
@@ -182,8 +185,8 @@ class OidcIdentity(AccessTokenIdentity):
             logger.info("sign-in: the provider answered %s", error)
             response: Response = _problem(
                 request,
-                "Sign-in was cancelled" if error == "access_denied" else "Sign-in failed",
-                "Nothing was changed. Open the link again to try once more.",
+                _("Sign-in was cancelled") if error == "access_denied" else _("Sign-in failed"),
+                _("Nothing was changed. Open the link again to try once more."),
                 403 if error == "access_denied" else 502,
             )
             _clear_cookie(response, request, SIGNIN_COOKIE)
@@ -193,7 +196,7 @@ class OidcIdentity(AccessTokenIdentity):
         except (AuthlibBaseError, JoseError, ValueError, MetadataError, httpx2.HTTPError) as error:
             logger.warning("sign-in failed: %s", type(error).__name__)
             response = _problem(
-                request, "Sign-in failed", "The sign-in could not be checked. Try again.", 400
+                request, _("Sign-in failed"), _("The sign-in could not be checked. Try again."), 400
             )
             _clear_cookie(response, request, SIGNIN_COOKIE)
             return response
@@ -250,7 +253,7 @@ class OidcIdentity(AccessTokenIdentity):
             request, _SIGNOUT_BINDING, form.get(FIELD_NAME)
         ):
             return _problem(
-                request, "Not signed out", "This form was not sent from this page.", 403
+                request, _("Not signed out"), _("This form was not sent from this page."), 403
             )
         next_path = _safe_next(request, form.get("next"))
         # A page of our own, not a redirect on to the provider: the pages' CSP allows forms
@@ -339,7 +342,7 @@ def _clear_cookie(response: Response, request: Request, name: str) -> None:
 
 def _server_name(request: Request) -> str:
     name = getattr(request.app.state, "server_name", None)
-    return name if isinstance(name, str) else "This server"
+    return name if isinstance(name, str) else _("This server")
 
 
 def _problem(request: Request, title: str, message: str, status: int) -> HTMLResponse:

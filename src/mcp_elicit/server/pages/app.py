@@ -15,12 +15,14 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from mcp_elicit.flows import Flows
+from mcp_elicit.i18n import _
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.csrf import Csrf
 from mcp_elicit.server.pages.endpoints import Connect, Pages, base_of
 from mcp_elicit.server.pages.headers import SecurityHeaders
 from mcp_elicit.server.pages.hosts import AllowedHosts, HostCheck
+from mcp_elicit.server.pages.languages import PageLanguage, pages_language
 from mcp_elicit.server.vault import Vault
 
 # Read once: these files are part of the package (the wheel takes the whole package
@@ -50,6 +52,7 @@ def hosted_pages(
     allowed_hosts: AllowedHosts,
     connect: Connect | None = None,
     extra_routes: Sequence[BaseRoute] = (),
+    language: str | None = None,
 ) -> Starlette:
     """The pages for URL-mode flows. Routes are relative to where the app is mounted:
 
@@ -71,7 +74,14 @@ def hosted_pages(
     ``connect`` and ``extra_routes``: downstream OAuth (``oauth.connect.Connector``): an
     ``oauth`` flow's page sends its user on to the provider, whose callback is a route of its
     own. An identity that signs browsers in (:class:`BrowserSignIn`) adds its routes too.
+
+    ``language``: the pages' language (a BCP 47 tag with a catalog, ``"zh-Hans"``), for a
+    browser that asks for none the pages have, or for English; ``None``: the process's
+    language when each request comes (``mcp_elicit.i18n.set_default_language``). A browser
+    that asks for another language with a catalog gets it (``languages.py`` says how it is
+    chosen). ValueError, naming the languages there are, for a tag with no catalog.
     """
+    language = pages_language(language)
     if flows.server is not None and flows.server != vault.server:
         # The page would store, with a flow of one server, a value sealed for another.
         raise ValueError(
@@ -102,8 +112,10 @@ def hosted_pages(
     errors = _ErrorPages(server_name)
     app = Starlette(
         routes=routes,
-        # Outermost first: the Host refusal passes through SecurityHeaders like any page.
+        # Outermost first: the Host refusal passes through SecurityHeaders like any page,
+        # and every response, the error pages included, is in the request's language.
         middleware=[
+            Middleware(PageLanguage, language=language),
             Middleware(SecurityHeaders, server_name=server_name),
             Middleware(HostCheck, allowed=allowed_hosts),
         ],
@@ -135,14 +147,14 @@ class _ErrorPages:
             page = html.problem_page(
                 base=base,
                 server_name=name,
-                title="Not allowed",
-                message="This address does not take that method.",
+                title=_("Not allowed"),
+                message=_("This address does not take that method."),
             )
         else:
             page = html.problem_page(
                 base=base,
                 server_name=name,
-                title="Bad request",
-                message="This request could not be handled.",
+                title=_("Bad request"),
+                message=_("This request could not be handled."),
             )
         return HTMLResponse(page, status_code=exc.status_code, headers=exc.headers)

@@ -13,13 +13,16 @@ from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 
+from mcp_elicit.i18n import _
+
 MAX_BODY_BYTES = 16 * 1024
 _MAX_FIELDS = 16
 _FORM_TYPE = "application/x-www-form-urlencoded"
 
 
 class FormRefused(Exception):
-    """The body is not a form we accept. Messages never quote the body."""
+    """The body is not a form we accept. Messages never quote the body; ``title`` and
+    ``message`` are in the language in effect when it was raised (the request's)."""
 
     def __init__(self, status_code: int, title: str, message: str) -> None:
         super().__init__(message)
@@ -32,16 +35,18 @@ class FormRefused(Exception):
 # onto it and keep each request's frames (and the body in them) alive.
 def _too_large() -> FormRefused:
     return FormRefused(
-        413, "Too much data", "That is far more than this form takes: check what you pasted."
+        413,
+        _("Too much data"),
+        _("That is far more than this form takes: check what you pasted."),
     )
 
 
 def _not_a_form() -> FormRefused:
-    return FormRefused(415, "Not a form", "Send this page's form as a web browser does.")
+    return FormRefused(415, _("Not a form"), _("Send this page's form as a web browser does."))
 
 
 def _malformed() -> FormRefused:
-    return FormRefused(400, "Bad request", "This form arrived damaged; reload it and retry.")
+    return FormRefused(400, _("Bad request"), _("This form arrived damaged; reload it and retry."))
 
 
 async def read_form(request: Request, *, limit: int = MAX_BODY_BYTES) -> dict[str, str]:

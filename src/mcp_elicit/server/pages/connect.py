@@ -34,6 +34,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from mcp_elicit.flows import FlowError, FlowFinished, Flows
+from mcp_elicit.i18n import _
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.oauth.downstream import (
     OAuthProvider,
@@ -90,8 +91,8 @@ class Connector:
             logger.warning("flow %s names a provider this server does not have", flow.id)
             return self._problem(
                 request,
-                "Nothing to connect",
-                "This server no longer connects to that service.",
+                _("Nothing to connect"),
+                _("This server no longer connects to that service."),
                 404,
             )
         if only_looking:
@@ -99,8 +100,10 @@ class Connector:
             page = html.problem_page(
                 base=_base(request),
                 server_name=self._server_name,
-                title=f"Connect {provider.shown_name}",
-                message=f"Open this link in your browser to connect {provider.shown_name}.",
+                title=_("Connect {provider}").format(provider=provider.shown_name),
+                message=_("Open this link in your browser to connect {provider}.").format(
+                    provider=provider.shown_name
+                ),
             )
             return HTMLResponse(page)
         scopes = flow.details.get("scopes")
@@ -118,8 +121,10 @@ class Connector:
             logger.warning("%s: metadata unavailable (%s)", provider.name, type(error).__name__)
             return self._problem(
                 request,
-                f"{provider.shown_name} is unavailable",
-                f"{provider.shown_name} did not answer. Try the link again in a moment.",
+                _("{provider} is unavailable").format(provider=provider.shown_name),
+                _("{provider} did not answer. Try the link again in a moment.").format(
+                    provider=provider.shown_name
+                ),
                 502,
             )
         extra: dict[str, Any] = {"scope": " ".join(wanted)} if wanted else {}
@@ -130,7 +135,7 @@ class Connector:
         if provider.resource:
             extra["resource"] = provider.resource
         async with provider.client(redirect_uri=self.redirect_uri(request)) as oauth:
-            url, _ = oauth.create_authorization_url(
+            url, _sent_state = oauth.create_authorization_url(
                 endpoints.authorization, state=state, code_verifier=verifier, **extra
             )
         try:
@@ -152,9 +157,11 @@ class Connector:
             logger.info("oauth callback: refused a state that does not open")
             return self._problem(
                 request,
-                "This sign-in could not be used",
-                "The link that brought you here was changed, is too old, or was not made by "
-                "this server. Nothing was saved.",
+                _("This sign-in could not be used"),
+                _(
+                    "The link that brought you here was changed, is too old, or was not made "
+                    "by this server. Nothing was saved."
+                ),
                 400,
             )
         user = await self._identity.user_of_browser(request)
@@ -247,9 +254,11 @@ class Connector:
         if failed:
             return self._problem(
                 request,
-                f"{provider.shown_name} did not connect",
-                f"{provider.shown_name} answered with an error, so nothing was connected. "
-                "The app you came from has been told; you can close this tab.",
+                _("{provider} did not connect").format(provider=provider.shown_name),
+                _(
+                    "{provider} answered with an error, so nothing was connected. The app you "
+                    "came from has been told; you can close this tab."
+                ).format(provider=provider.shown_name),
                 502,
             )
         logger.info("flow %s completed: %s connected", flow.id, provider.name)
@@ -263,7 +272,8 @@ class Connector:
             server_name=self._server_name,
             flow_id=flow.id,
             status=status,
-            label=str(flow.details.get("title") or "the connection"),
+            # The provider's name, which every oauth flow's details carry.
+            label=str(flow.details.get("title") or "") or None,
             client=None,
         )
         return HTMLResponse(page, status_code=410 if status is FlowStatus.EXPIRED else 200)

@@ -40,6 +40,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from mcp_elicit.flows import FlowError, FlowFinished, FlowNotFound, FlowOfAnotherUser, Flows
+from mcp_elicit.i18n import N_, _
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.links import OAUTH_PURPOSE, SECRET_PURPOSE
 from mcp_elicit.server.pages import html
@@ -63,7 +64,7 @@ class Connect(Protocol):
 # Ids we make are 32 characters; a longer one was never ours, so spare the store the lookup.
 _MAX_FLOW_ID = 128
 _STATUS_CODES = {FlowStatus.EXPIRED: 410}
-_EMPTY = "Enter a value, or choose Decline."
+_EMPTY = N_("Enter a value, or choose Decline.")
 # An optional detail a flow may carry for its page, beside ``name``, ``label`` and ``message``:
 # the name of the app the person came from, for "go back to ...". Shown escaped, like all.
 _CLIENT_DETAIL = "client"
@@ -173,7 +174,7 @@ class Pages:
                 if not value.strip():
                     cookie = self._csrf.cookie_of(request)
                     assert cookie is not None  # the token check above needed it
-                    return self._form(request, flow, secret, cookie, error=_EMPTY)
+                    return self._form(request, flow, secret, cookie, error=_(_EMPTY))
                 await self._flows.complete(
                     flow.id,
                     user=user,
@@ -182,7 +183,9 @@ class Pages:
                 )
                 logger.info("flow %s completed: secret %r stored", flow.id, secret.name)
             else:
-                page = self._problem(request, "Bad request", "Choose Save or Decline on the form.")
+                page = self._problem(
+                    request, _("Bad request"), _("Choose Save or Decline on the form.")
+                )
                 return HTMLResponse(page, status_code=400)
         except FlowError as error:  # finished by another tab or instance meanwhile
             return self._after_flow_error(request, flow, error)

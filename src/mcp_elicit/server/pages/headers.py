@@ -10,6 +10,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mcp_elicit.i18n import _
 from mcp_elicit.server.pages import html
 
 SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
@@ -61,8 +62,8 @@ class SecurityHeaders:
             page = html.problem_page(
                 base=scope.get("root_path", ""),
                 server_name=self._server_name,
-                title="Something went wrong",
-                message="The server could not handle this request. Try again in a moment.",
+                title=_("Something went wrong"),
+                message=_("The server could not handle this request. Try again in a moment."),
             )
             await HTMLResponse(page, status_code=500)(scope, receive, send_with_headers)
             raise

@@ -36,6 +36,8 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mcp_elicit.i18n import N_, _
+
 logger = logging.getLogger(__name__)
 
 AllowedHosts = Collection[str] | Callable[[], Collection[str]]
@@ -48,9 +50,9 @@ development only; the same as ``allow_insecure_http=True``."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-_REFUSED = (
+_REFUSED = N_(
     "Bad request: this server does not answer to that host name. Open the link exactly as "
-    "the app gave it.\n"
+    "the app gave it."
 )
 
 
@@ -168,4 +170,4 @@ class HostCheck:
                 None if host is None else host[:100],
                 ", ".join(sorted(allowed)),
             )
-        await PlainTextResponse(_REFUSED, status_code=400)(scope, receive, send)
+        await PlainTextResponse(_(_REFUSED) + "\n", status_code=400)(scope, receive, send)

@@ -20,6 +20,11 @@ needs no script, but a page that reloads itself under a screen reader's cursor f
 
 The secret's value is never a parameter of any function here: nothing can echo it.
 
+The pages' own words are in the language in effect (``mcp_elicit.i18n``), which the pages
+choose for each request (``languages.py``); ``<html lang>`` names it, so that the browser
+picks the fonts and a screen reader the voice. Each sentence is one message, with the
+others' words (the server's name, the label) put into its ``{fields}`` escaped (:func:`_t`).
+
 The texts shown are other people's: the server's name, the server author's message and the
 secret's label, the client's name. A bidirectional control in them (U+202E RIGHT-TO-LEFT
 OVERRIDE and the rest of the "Trojan Source" set) would reorder what the person reads around
@@ -35,10 +40,11 @@ import unicodedata
 from html import escape
 from urllib.parse import quote
 
+from mcp_elicit.i18n import N_, _, current_language
 from mcp_elicit.stores.records import FlowStatus
 
 _LAYOUT = """<!doctype html>
-<html lang="en">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -71,9 +77,13 @@ _MARKS = {
     "problem": "!",
 }
 # Who the person goes back to when the flow does not name its client.
-_SOME_APP = "the app you were using"
-# Said of a flow whose details name nothing (a flow of another purpose, on its status page).
-_SOME_ANSWER = "an answer"
+# Translators: said in place of an app's name ("go back to {app}").
+_SOME_APP = N_("the app you were using")
+# Buttons and links (marked here: the extractor does not look inside f-strings).
+_SWITCH = N_("Sign in with another account")
+_AGAIN = N_("Open the form again")
+_SIGN_OUT_AND_IN = N_("Sign out and sign in again")
+_SIGN_IN_AGAIN = N_("Sign in again")
 
 
 # Controls (Cc), format characters (Cf: every bidi control, the zero-width ones), line and
@@ -103,6 +113,11 @@ def _e(text: object) -> str:
     return escape(_shown(str(text)), quote=True)
 
 
+def _t(message: str, **values: object) -> str:
+    """A translated ``message`` as HTML, each of ``values`` escaped into its ``{field}``."""
+    return _e(message).format(**{name: _e(value) for name, value in values.items()})
+
+
 def flow_url(base: str, flow_id: str) -> str:
     return f"{base}/flows/{quote(flow_id, safe='')}"
 
@@ -112,8 +127,10 @@ def status_url(base: str, flow_id: str) -> str:
 
 
 def _page(*, base: str, server_name: str, state: str, title: str, body: str) -> str:
+    """The page in the language in effect (the pages choose it per request)."""
     mark = _MARKS.get(state)
     return _LAYOUT.format(
+        lang=_e(current_language()),
         title=_e(f"{title} \N{EN DASH} {server_name}"),
         base=_e(base),
         server=_e(server_name),
@@ -124,7 +141,8 @@ def _page(*, base: str, server_name: str, state: str, title: str, body: str) -> 
 
 
 def _app(client: str | None) -> str:
-    return _e(client) if client else _SOME_APP
+    """The app to go back to, as plain text (escaped where it is put)."""
+    return client if client else _(_SOME_APP)
 
 
 def entry_page(
@@ -141,7 +159,6 @@ def entry_page(
     """The form that asks for the secret. ``message`` is the server author's why, shown as
     their words; ``error`` is about the last attempt and never quotes what was entered."""
     action = _e(flow_url(base, flow_id))
-    name = _e(server_name)
     hidden = f'<input type="hidden" name="csrf" value="{_e(token)}">'
     described = "secret-help"
     extra = ""
@@ -152,30 +169,40 @@ def entry_page(
         extra = ' aria-invalid="true" autofocus'
         error_html = f'<p id="secret-error" class="error" role="alert">{_e(error)}</p>\n'
     why = f'<p class="why">{_e(message)}</p>\n' if message.strip() else ""
+    heading = _("Enter your {label}").format(label=label)
+    asker = _t(_("{server} asks for it:"), server=server_name)
+    help_text = _t(
+        _(
+            "It goes straight to {server}; {app} does not see it. Enter it only if you asked "
+            "{server} for it."
+        ),
+        server=server_name,
+        app=_app(client),
+    )
     # Decline submits a form of its own (the button's ``form`` attribute points there), so a
     # value already typed into the field is not sent along when the person declines. The
     # two buttons still sit together, and Enter in the field means Save: the implicit
     # submission of a form uses its first button of its own.
-    body = f"""<h1>Enter your {_e(label)}</h1>
-<p class="asker">{name} asks for it:</p>
+    save, decline = _e(_("Save")), _e(_("Decline"))
+    body = f"""<h1>{_e(heading)}</h1>
+<p class="asker">{asker}</p>
 {why}<form id="entry" method="post" action="{action}">
 {hidden}
 <label for="secret">{_e(label)}</label>
 {error_html}<input id="secret" name="value" type="password" autocomplete="off" \
 autocapitalize="off" spellcheck="false" required aria-describedby="{described}"{extra}>
-<p id="secret-help" class="help">It goes straight to {name}; {_app(client)} does not see it. \
-Enter it only if you asked {name} for it.</p>
+<p id="secret-help" class="help">{help_text}</p>
 <div class="actions">
-<button type="submit" name="action" value="submit" class="primary">Save</button>
+<button type="submit" name="action" value="submit" class="primary">{save}</button>
 <button type="submit" name="action" value="decline" form="decline" \
-class="secondary">Decline</button>
+class="secondary">{decline}</button>
 </div>
 </form>
 <form id="decline" method="post" action="{action}">
 {hidden}
 </form>"""
     # "Error:" first, so that a screen reader says so as the page loads.
-    title = f"Error: Enter your {label}" if error else f"Enter your {label}"
+    title = _("Error: Enter your {label}").format(label=label) if error else heading
     return _page(base=base, server_name=server_name, state="entry", title=title, body=body)
 
 
@@ -189,31 +216,50 @@ def status_page(
     client: str | None = None,
 ) -> str:
     """Where a flow stands, in words for the person who owns it."""
-    name = _e(server_name)
-    asked = f"your {_e(label)}" if label else _SOME_ANSWER
-    back = f"You can close this tab and go back to {_app(client)}."
+    server = server_name
+    back = _t(_("You can close this tab and go back to {app}."), app=_app(client))
     if status is FlowStatus.COMPLETED:
-        state, title = "saved", "Saved"
+        state, title = "saved", _("Saved")
         # "Done": the word the person looks for, and the one other tests look for too.
-        text = f'<p class="lead">Done. {name} has {asked} now.</p>\n<p>{back}</p>'
+        if label:
+            lead = _t(_("Done. {server} has your {label} now."), server=server, label=label)
+        else:
+            lead = _t(_("Done. {server} has an answer now."), server=server)
+        text = f'<p class="lead">{lead}</p>\n<p>{back}</p>'
     elif status is FlowStatus.DECLINED:
-        state, title = "declined", "Declined"
-        text = f'<p class="lead">You declined; {name} received nothing.</p>\n<p>{back}</p>'
+        state, title = "declined", _("Declined")
+        lead = _t(_("You declined; {server} received nothing."), server=server)
+        text = f'<p class="lead">{lead}</p>\n<p>{back}</p>'
     elif status is FlowStatus.EXPIRED:
-        state, title = "expired", "This request has expired"
-        text = (
-            '<p class="lead">Requests like this stay open for a limited time, and this one has '
-            "closed. Nothing was saved.</p>\n<p>To try again, go back to "
-            f"{_app(client)} and ask {name} again (run the same tool again, say). You will get "
-            "a new link.</p>"
+        state, title = "expired", _("This request has expired")
+        lead = _t(
+            _(
+                "Requests like this stay open for a limited time, and this one has closed. "
+                "Nothing was saved."
+            )
         )
+        again = _t(
+            _(
+                "To try again, go back to {app} and ask {server} again (run the same tool "
+                "again, say). You will get a new link."
+            ),
+            app=_app(client),
+            server=server,
+        )
+        text = f'<p class="lead">{lead}</p>\n<p>{again}</p>'
     else:
-        state, title = "waiting", "Waiting for you"
+        state, title = "waiting", _("Waiting for you")
+        if label:
+            lead = _t(_("{server} is still waiting for your {label}."), server=server, label=label)
+        else:
+            lead = _t(_("{server} is still waiting for an answer."), server=server)
+        answer, check = _e(_("Answer it")), _e(_("Check again"))
         text = (
-            f'<p class="lead">{name} is still waiting for {asked}.</p>\n<p class="actions">'
-            f'<a class="button primary" href="{_e(flow_url(base, flow_id))}">Answer it</a> '
-            f'<a class="button secondary" href="{_e(status_url(base, flow_id))}">Check again</a>'
-            "</p>"
+            f'<p class="lead">{lead}</p>\n<p class="actions">'
+            f'<a class="button primary" href="{_e(flow_url(base, flow_id))}">'
+            f"{answer}</a> "
+            f'<a class="button secondary" href="{_e(status_url(base, flow_id))}">'
+            f"{check}</a></p>"
         )
     body = f"<h1>{_e(title)}</h1>\n{text}"
     return _page(base=base, server_name=server_name, state=state, title=title, body=body)
@@ -224,55 +270,70 @@ def refused_page(*, base: str, server_name: str, login_url: str | None = None) -
     in or someone else is: a person handed another user's link learns nothing about that
     user or their request. ``login_url`` (the identity's sign-in page, when it has one) lets
     a person who is signed in with the wrong account switch."""
-    title = "This link was not made for you"
+    title = _("This link was not made for you")
     switch = ""
     if login_url:
         switch = (
-            f'\n<p class="actions"><a class="button primary" href="{_e(login_url)}">Sign in '
-            "with another account</a></p>"
+            f'\n<p class="actions"><a class="button primary" href="{_e(login_url)}">'
+            f"{_e(_(_SWITCH))}</a></p>"
         )
-    body = (
-        f"<h1>{title}</h1>\n"
-        '<p class="lead">It belongs to another sign-in, so this page shows nothing about it '
-        "and saves nothing.</p>\n"
-        f"<p>If you asked {_e(server_name)} for it, open it in the browser where you are "
-        f"signed in with the same account you use with the app.</p>{switch}"
+    lead = _t(
+        _("It belongs to another sign-in, so this page shows nothing about it and saves nothing.")
     )
+    advice = _t(
+        _(
+            "If you asked {server} for it, open it in the browser where you are signed in with "
+            "the same account you use with the app."
+        ),
+        server=server_name,
+    )
+    body = f'<h1>{_e(title)}</h1>\n<p class="lead">{lead}</p>\n<p>{advice}</p>{switch}'
     return _page(base=base, server_name=server_name, state="refused", title=title, body=body)
 
 
 def not_found_page(*, base: str, server_name: str) -> str:
-    title = "Nothing here"
-    body = (
-        f'<h1>{title}</h1>\n<p class="lead">There is no request at this address. It may '
-        "have been answered long ago, or the link may be incomplete.</p>\n<p>Check that you "
-        f"opened the whole link, or ask {_e(server_name)} again from the app you were using."
-        "</p>"
+    title = _("Nothing here")
+    lead = _t(
+        _(
+            "There is no request at this address. It may have been answered long ago, or the "
+            "link may be incomplete."
+        )
     )
+    advice = _t(
+        _(
+            "Check that you opened the whole link, or ask {server} again from the app you were "
+            "using."
+        ),
+        server=server_name,
+    )
+    body = f'<h1>{_e(title)}</h1>\n<p class="lead">{lead}</p>\n<p>{advice}</p>'
     return _page(base=base, server_name=server_name, state="missing", title=title, body=body)
 
 
 def forged_page(*, base: str, server_name: str, flow_id: str | None = None) -> str:
     """A post that failed the CSRF checks. Shown before anything about the flow is looked
     at, so it says nothing about it; the link back is the address that was posted to."""
-    title = "This form could not be accepted"
+    title = _("This form could not be accepted")
     again = ""
     if flow_id is not None:
         again = (
             f'\n<p class="actions"><a class="button primary" '
-            f'href="{_e(flow_url(base, flow_id))}">Open the form again</a></p>'
+            f'href="{_e(flow_url(base, flow_id))}">{_e(_(_AGAIN))}</a></p>'
         )
-    body = (
-        f"<h1>{title}</h1>\n"
-        '<p class="lead">It did not match the page this browser was given, so it was refused '
-        "to keep your account safe. Nothing was saved.</p>\n"
-        f"<p>Open the form again and enter your answer there.</p>{again}"
+    lead = _t(
+        _(
+            "It did not match the page this browser was given, so it was refused to keep your "
+            "account safe. Nothing was saved."
+        )
     )
+    advice = _t(_("Open the form again and enter your answer there."))
+    body = f'<h1>{_e(title)}</h1>\n<p class="lead">{lead}</p>\n<p>{advice}</p>{again}'
     return _page(base=base, server_name=server_name, state="forged", title=title, body=body)
 
 
 def problem_page(*, base: str, server_name: str, title: str, message: str) -> str:
-    """Any other refusal: a bad or oversized request, a wrong method, a server error."""
+    """Any other refusal: a bad or oversized request, a wrong method, a server error.
+    ``title`` and ``message`` come translated."""
     body = f'<h1>{_e(title)}</h1>\n<p class="lead">{_e(message)}</p>'
     return _page(base=base, server_name=server_name, state="problem", title=title, body=body)
 
@@ -280,27 +341,34 @@ def problem_page(*, base: str, server_name: str, title: str, message: str) -> st
 def signout_page(*, base: str, server_name: str, token: str, next_path: str) -> str:
     """Sign out of the pages, and straight on to sign in with another account. A form (a
     POST with a CSRF token), so that no other site can sign the person out."""
-    title = "Sign out"
+    title = _("Sign out")
+    lead = _t(
+        _(
+            "Sign out of {server} in this browser, then sign in with the account the link was "
+            "made for."
+        ),
+        server=server_name,
+    )
     body = (
-        f"<h1>{title}</h1>\n"
-        f'<p class="lead">Sign out of {_e(server_name)} in this browser, then sign in with '
-        "the account the link was made for.</p>\n"
+        f"<h1>{_e(title)}</h1>\n"
+        f'<p class="lead">{lead}</p>\n'
         f'<form method="post" action="{_e(base)}/signout">\n'
         f'<input type="hidden" name="csrf" value="{_e(token)}">\n'
         f'<input type="hidden" name="next" value="{_e(next_path)}">\n'
-        '<p class="actions"><button class="button primary" type="submit">Sign out and sign '
-        "in again</button></p>\n</form>"
+        '<p class="actions"><button class="button primary" type="submit">'
+        f"{_e(_(_SIGN_OUT_AND_IN))}</button></p>\n</form>"
     )
     return _page(base=base, server_name=server_name, state="refused", title=title, body=body)
 
 
 def signed_out_page(*, base: str, server_name: str, signin_url: str) -> str:
     """After signing out: sign in again, as whichever account the link was made for."""
-    title = "Signed out"
+    title = _("Signed out")
+    lead = _t(_("This browser is no longer signed in to {server}."), server=server_name)
     body = (
-        f"<h1>{title}</h1>\n"
-        f'<p class="lead">This browser is no longer signed in to {_e(server_name)}.</p>\n'
-        f'<p class="actions"><a class="button primary" href="{_e(signin_url)}">Sign in '
-        "again</a></p>"
+        f"<h1>{_e(title)}</h1>\n"
+        f'<p class="lead">{lead}</p>\n'
+        f'<p class="actions"><a class="button primary" href="{_e(signin_url)}">'
+        f"{_e(_(_SIGN_IN_AGAIN))}</a></p>"
     )
     return _page(base=base, server_name=server_name, state="saved", title=title, body=body)

@@ -14,6 +14,26 @@
   const noticeList = $("notices");
   const connection = $("connection");
 
+  // The page's words in the page's language: the server puts the translations this script
+  // needs in #strings (a JSON data block, never run); a word missing there shows as written.
+  const STRINGS = JSON.parse(($("strings") || {}).textContent || "{}");
+  const _ = (text) => STRINGS[text] || text;
+  // A template's {fields}, filled: with text (fmt), or with nodes, such as a server's name in
+  // its own span (fill), so that each language keeps its own word order.
+  const FIELD = /\{(\w+)\}/g;
+  const fmt = (template, values) => template.replace(FIELD, (m, k) => (k in values ? String(values[k]) : m));
+  function fill(template, nodes) {
+    const out = [];
+    let last = 0;
+    for (const m of template.matchAll(FIELD)) {
+      out.push(template.slice(last, m.index), m[1] in nodes ? nodes[m[1]] : m[0]);
+      last = m.index + m[0].length;
+    }
+    out.push(template.slice(last));
+    return out.filter((part) => part !== "");
+  }
+  const serverName = (prompt) => h("span", { class: "server", text: prompt.server });
+
   const state = {
     version: -1,
     prompts: [],
@@ -63,7 +83,7 @@
       cache: "no-store",
     });
     let data = {};
-    try { data = await response.json(); } catch (_) { /* an empty or plain-text refusal */ }
+    try { data = await response.json(); } catch { /* an empty or plain-text refusal */ }
     return { status: response.status, data };
   }
 
@@ -78,11 +98,11 @@
         if (response.status === 204) continue;
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
         const data = await response.json();
-        connection.textContent = "Connected";
+        connection.textContent = _("Connected");
         connection.classList.remove("lost");
         apply(data);
-      } catch (_) {
-        connection.textContent = "Lost the connection to mcp-elicit; trying again…";
+      } catch {
+        connection.textContent = _("Lost the connection to mcp-elicit; trying again…");
         connection.classList.add("lost");
         await sleep(1000);
       }
@@ -113,7 +133,7 @@
     const id = first ? first.id : "";
     if (id === state.shown) return; // keep what the person is in the middle of
     if (state.shown && !state.answered.has(state.shown)) {
-      say("The question you were looking at is no longer waiting: it was withdrawn, or answered in another tab.");
+      say(_("The question you were looking at is no longer waiting: it was withdrawn, or answered in another tab."));
     }
     state.shown = id;
     current.replaceChildren(first ? drawPrompt(first) : drawEmpty());
@@ -129,32 +149,34 @@
 
   function drawEmpty() {
     return h("article", { class: "prompt empty" },
-      h("h1", { id: "prompt-heading", tabindex: "-1", text: "Nothing to answer right now" }),
-      h("p", { text: "Questions from MCP servers appear here as they come. Keep this tab open." }));
+      h("h1", { id: "prompt-heading", tabindex: "-1", text: _("Nothing to answer right now") }),
+      h("p", { text: _("Questions from MCP servers appear here as they come. Keep this tab open.") }));
   }
 
   function drawEnded() {
     state.shown = null;
     current.replaceChildren(h("article", { class: "prompt empty" },
-      h("h1", { id: "prompt-heading", tabindex: "-1", text: "This session has ended" }),
-      h("p", { text: "mcp-elicit is no longer asking anything here. You can close this tab." })));
-    document.title = "Session ended — mcp-elicit";
-    connection.textContent = "Session ended";
+      h("h1", { id: "prompt-heading", tabindex: "-1", text: _("This session has ended") }),
+      h("p", { text: _("mcp-elicit is no longer asking anything here. You can close this tab.") })));
+    document.title = _("Session ended — mcp-elicit");
+    connection.textContent = _("Session ended");
   }
 
   function drawQueue() {
     // The tab's title counts what is waiting, for a person looking at another tab.
     document.title = state.prompts.length
-      ? `(${state.prompts.length}) Questions waiting — mcp-elicit`
-      : "No questions waiting — mcp-elicit";
+      ? fmt(_("({n}) Questions waiting — mcp-elicit"), { n: state.prompts.length })
+      : _("No questions waiting — mcp-elicit");
     const rest = state.prompts.slice(1);
     queueSection.hidden = rest.length === 0;
-    queueHeading.textContent = `${rest.length} more waiting`;
-    const words = { form: "a form", url: "a link to open", wait: "waiting for you to finish" };
+    queueHeading.textContent = fmt(_("{n} more waiting"), { n: rest.length });
+    const words = {
+      form: _("{server} — a form: {message}"),
+      url: _("{server} — a link to open: {message}"),
+      wait: _("{server} — waiting for you to finish: {message}"),
+    };
     queueList.replaceChildren(...rest.map((prompt) => h("li", {},
-      h("span", { class: "server", text: prompt.server }),
-      h("span", { class: "what", text: ` — ${words[prompt.kind]}: ` }),
-      firstLine(prompt.message))));
+      ...fill(words[prompt.kind], { server: serverName(prompt), message: firstLine(prompt.message) }))));
   }
 
   function drawNotices(notices) {
@@ -166,7 +188,7 @@
   }
 
   function asker(prompt, words) {
-    return h("p", { class: "asker" }, h("span", { class: "server", text: prompt.server }), words);
+    return h("p", { class: "asker" }, ...fill(words, { server: serverName(prompt) }));
   }
 
   function actions(...buttons) {
@@ -182,13 +204,13 @@
       type: "button",
       "aria-keyshortcuts": "Escape",
       onclick: () => answer(prompt, "cancel"),
-    }, "Cancel ", h("kbd", { text: "Esc" }));
+    }, _("Cancel"), " ", h("kbd", { text: "Esc" }));
   }
 
   // -- answering -------------------------------------------------------------------------
 
   const SAID = {
-    accept: "Submitted.", decline: "Declined.", cancel: "Cancelled.", done: "Done.",
+    accept: _("Submitted."), decline: _("Declined."), cancel: _("Cancelled."), done: _("Done."),
   };
 
   async function answer(prompt, action, extra) {
@@ -199,15 +221,15 @@
       if (reply.status === 200 || reply.status === 409) { // answered, or gone meanwhile
         state.answered.add(prompt.id);
         if (reply.status === 409) say(reply.data.message);
-        else say(prompt.kind === "url" && action === "accept" ? "Opened the link." : SAID[action]);
+        else say(prompt.kind === "url" && action === "accept" ? _("Opened the link.") : SAID[action]);
         // The next one at once; the state request confirms it a moment later.
         state.prompts = state.prompts.filter((p) => p.id !== prompt.id);
         drawCurrent();
         drawQueue();
       }
       return reply;
-    } catch (_) {
-      say("Could not reach mcp-elicit: try again.");
+    } catch {
+      say(_("Could not reach mcp-elicit: try again."));
       return null;
     } finally {
       state.busy = false;
@@ -235,9 +257,9 @@
     let asked = 0;
 
     let note;
-    if (files) note = h("p", { class: "legend-note", text: "Type an answer, attach files, or both." });
-    else if (prompt.fields.length) note = h("p", { class: "legend-note", text: "Fields marked “required” need an answer." });
-    else note = h("p", { text: "This request has no fields: answer, decline or cancel it." });
+    if (files) note = h("p", { class: "legend-note", text: _("Type an answer, attach files, or both.") });
+    else if (prompt.fields.length) note = h("p", { class: "legend-note", text: _("Fields marked “required” need an answer.") });
+    else note = h("p", { text: _("This request has no fields: answer, decline or cancel it.") });
 
     const form = h("form", { novalidate: true, "aria-labelledby": "prompt-heading" },
       note,
@@ -245,12 +267,11 @@
       files ? files.node : null,
       whole,
       summary,
-      actions(button("Review answers", null, true),
-        button("Decline", () => answer(prompt, "decline")),
+      actions(button(_("Review answers"), null, true),
+        button(_("Decline"), () => answer(prompt, "decline")),
         cancelButton(prompt)),
       h("p", { class: "explain" },
-        "Decline tells ", h("span", { class: "server", text: prompt.server }),
-        " no. Cancel dismisses the question without answering; so does closing this page."));
+        ...fill(_("Decline tells {server} no. Cancel dismisses the question without answering; so does closing this page."), { server: serverName(prompt) })));
 
     const review = h("section", { class: "review", "aria-labelledby": "review-heading", hidden: true });
 
@@ -294,8 +315,8 @@
     }
 
     function fixing(labels) {
-      const what = labels.length === 1 ? "One answer needs" : `${labels.length} answers need`;
-      return `${what} fixing: ${labels.join(", ")}.`;
+      const template = labels.length === 1 ? _("One answer needs fixing: {labels}.") : _("{n} answers need fixing: {labels}.");
+      return fmt(template, { n: labels.length, labels: labels.join(_(", ")) });
     }
 
     async function check() {
@@ -303,7 +324,7 @@
       try {
         const reply = await post("api/validate", checking());
         if (mine === asked && reply.status === 200) show(reply.data.problems, false);
-      } catch (_) { /* the next keystroke asks again */ }
+      } catch { /* the next keystroke asks again */ }
     }
 
     function changed(index, wait) {
@@ -323,8 +344,8 @@
       let reply;
       try {
         reply = await post("api/validate", checking());
-      } catch (_) {
-        say("Could not reach mcp-elicit: try again.");
+      } catch {
+        say(_("Could not reach mcp-elicit: try again."));
         return;
       }
       if (reply.status === 409) {
@@ -347,24 +368,24 @@
     }
 
     function drawReview(lines) {
-      const rows = lines.map((line) => [h("dt", { text: line.label }), h("dd", { text: line.value })]);
+      const rows = lines.map((line) => [h("dt", { text: line.label }), h("dd", { text: answerText(line) })]);
       if (files) {
         const chosen = files.chosen();
-        rows.push([h("dt", { text: "Attached files" }), h("dd", {},
+        rows.push([h("dt", { text: _("Attached files") }), h("dd", {},
           chosen.length
             ? h("ul", { class: "review-files" }, ...chosen.map((file) => h("li", { text: fileLine(file) })))
-            : "(none)")]);
+            : _("(none)"))]);
       }
       review.replaceChildren(
-        h("h2", { id: "review-heading", tabindex: "-1", text: "Review your answers" }),
-        h("p", { text: `Nothing is sent to ${prompt.server} until you choose Submit.` }),
+        h("h2", { id: "review-heading", tabindex: "-1", text: _("Review your answers") }),
+        h("p", { text: fmt(_("Nothing is sent to {server} until you choose Submit."), { server: prompt.server }) }),
         rows.length
           ? h("dl", {}, ...rows)
-          : h("p", { text: "(this form has no fields)" }),
+          : h("p", { text: _("(this form has no fields)") }),
         actions(
-          button("Submit", submit, true),
-          button("Edit answers", edit),
-          button("Decline", () => answer(prompt, "decline")),
+          button(_("Submit"), submit, true),
+          button(_("Edit answers"), edit),
+          button(_("Decline"), () => answer(prompt, "decline")),
           cancelButton(prompt)));
       form.hidden = true;
       review.hidden = false;
@@ -383,14 +404,14 @@
       if (files) {
         // Read only now, once the server has said the files may go.
         if (state.busy) return;
-        if (files.chosen().length) say("Sending…");
+        if (files.chosen().length) say(_("Sending…"));
         try {
           extra.attachments = await files.read();
         } catch (failed) {
           edit();
           touched.add(null);
-          files.showError(`Error: ${failed.message}`);
-          say("Nothing was sent: a file could not be read.");
+          files.showError(fmt(_("Error: {message}"), { message: failed.message }));
+          say(_("Nothing was sent: a file could not be read."));
           files.focus();
           return;
         }
@@ -400,7 +421,7 @@
         edit();
         summary.hidden = false;
         const first = show(reply.data.problems, true);
-        say("Nothing was sent: fix these, then submit again.");
+        say(_("Nothing was sent: fix these, then submit again."));
         if (first) first.focus();
       }
     }
@@ -411,13 +432,43 @@
     });
 
     return h("article", { class: "prompt" },
-      asker(prompt, " asks:"),
+      asker(prompt, _("{server} asks:")),
       h("h1", { id: "prompt-heading", tabindex: "-1", class: "message", text: prompt.message }),
       prompt.findings.length
         ? h("ul", { class: "findings" }, ...prompt.findings.map((text) => h("li", { text })))
         : null,
       form,
       review);
+  }
+
+  // A review line's answer: a date, a moment or a number as the page's language writes it
+  // (Intl), from the answer as sent, which is what the server gets. English pages show them
+  // as typed, as they always have (2026-05-01 is English's own way too); so does anything
+  // Intl cannot read.
+  function answerText(line) {
+    const lang = document.documentElement.lang;
+    const answer = line.answer;
+    if (/^en(-|$)/i.test(lang)) return line.value;
+    try {
+      if (line.kind === "date" && typeof answer === "string" && /^\d{4}-\d{2}-\d{2}$/.test(answer)) {
+        const day = new Date(`${answer}T00:00:00Z`);
+        if (!Number.isNaN(day.getTime())) {
+          return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeZone: "UTC" }).format(day);
+        }
+      }
+      if (line.kind === "datetime" && typeof answer === "string") {
+        const moment = new Date(answer);
+        if (!Number.isNaN(moment.getTime())) {
+          const shown = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "long" }).format(moment);
+          return fmt(_("{moment} ({sent})"), { moment: shown, sent: line.value });
+        }
+      }
+      if ((line.kind === "integer" || line.kind === "number") && typeof answer === "number"
+        && !/e/i.test(String(answer))) {
+        return new Intl.NumberFormat(lang, { maximumFractionDigits: 20 }).format(answer);
+      }
+    } catch { /* a language Intl does not know: as typed */ }
+    return line.value;
   }
 
   // One field: its node, how to read its value, show its error, and focus it.
@@ -427,7 +478,7 @@
     const hint = h("p", { id: `${id}-hint`, class: "hint", text: field.hint });
     const error = h("p", { id: `${id}-error`, class: "error", hidden: true });
     const described = [help ? `${id}-help` : null, `${id}-hint`, `${id}-error`].filter(Boolean).join(" ");
-    const badge = field.required ? h("span", { class: "required", text: "required" }) : null;
+    const badge = field.required ? h("span", { class: "required", text: _("required") }) : null;
     const title = [h("span", { class: "label-text", text: field.label }), badge ? " " : null, badge];
     let inputs = [];
     let node;
@@ -441,7 +492,7 @@
     } else if (field.widget === "radio" || field.widget === "checkboxes") {
       const multi = field.widget === "checkboxes";
       const choices = field.choices.slice();
-      if (!multi && !field.required && field.initial === "") choices.push({ value: "", label: "No answer" });
+      if (!multi && !field.required && field.initial === "") choices.push({ value: "", label: _("No answer") });
       const options = choices.map((choice, n) => {
         const box = h("input", {
           type: multi ? "checkbox" : "radio",
@@ -459,7 +510,7 @@
         ? () => inputs.filter((box) => box.checked).map((box) => box.value)
         : () => (inputs.find((box) => box.checked) || { value: "" }).value;
     } else if (field.widget === "select") {
-      const empty = field.initial === "" ? [h("option", { value: "", text: field.required ? "Choose one…" : "No answer" })] : [];
+      const empty = field.initial === "" ? [h("option", { value: "", text: field.required ? _("Choose one…") : _("No answer") })] : [];
       const select = h("select", { id, "aria-describedby": described, "aria-required": field.required ? "true" : null },
         ...empty,
         ...field.choices.map((choice) => h("option", { value: choice.value, selected: choice.value === field.initial, text: choice.label })));
@@ -516,7 +567,7 @@
       multiple: true,
       "aria-describedby": `${id}-hint ${id}-list-heading ${id}-error`,
     });
-    const listHeading = h("p", { id: `${id}-list-heading`, class: "files-heading", text: "No files attached." });
+    const listHeading = h("p", { id: `${id}-list-heading`, class: "files-heading", text: _("No files attached.") });
     const list = h("ul", { id: `${id}-list`, class: "files", "aria-labelledby": `${id}-list-heading`, hidden: true });
     const node = h("div", { class: "field attach" },
       h("label", { for: id }, h("span", { class: "label-text", text: attach.label })),
@@ -525,23 +576,24 @@
     function drawList() {
       list.hidden = chosen.length === 0;
       listHeading.textContent = chosen.length === 0
-        ? "No files attached."
-        : `${chosen.length === 1 ? "1 file" : `${chosen.length} files`} attached:`;
+        ? _("No files attached.")
+        : fmt(chosen.length === 1 ? _("1 file attached:") : _("{n} files attached:"), { n: chosen.length });
       list.replaceChildren(...chosen.map((file, n) => h("li", { class: "file" },
         h("span", { class: "file-name", text: file.name }),
-        h("span", { class: "file-size", text: ` (${sizeText(file.size)})` }),
+        " ",
+        h("span", { class: "file-size", text: fmt(_("({size})"), { size: sizeText(file.size) }) }),
         h("button", {
           type: "button",
           class: "remove",
-          "aria-label": `Remove ${file.name}`,
+          "aria-label": fmt(_("Remove {name}"), { name: file.name }),
           onclick: () => remove(n),
-        }, "Remove"))));
+        }, _("Remove")))));
     }
 
     function remove(n) {
       const [file] = chosen.splice(n, 1);
       drawList();
-      say(`Removed ${file.name}.`);
+      say(fmt(_("Removed {name}."), { name: file.name }));
       // Focus stays in the list (the next file's button), else goes back to the file input.
       const buttons = list.querySelectorAll("button.remove");
       (buttons[Math.min(n, buttons.length - 1)] || input).focus();
@@ -555,7 +607,7 @@
       if (!added.length) return;
       chosen.push(...added);
       drawList();
-      say(`Attached ${added.map((file) => file.name).join(", ")}.`);
+      say(fmt(_("Attached {names}."), { names: added.map((file) => file.name).join(_(", ")) }));
       onchange();
     });
 
@@ -586,20 +638,21 @@
         const url = String(reader.result);
         resolve(url.slice(url.indexOf(",") + 1));
       };
-      reader.onerror = () => reject(new Error(`${file.name} could not be read: attach it again`));
+      reader.onerror = () => reject(new Error(fmt(_("{name} could not be read: attach it again"), { name: file.name })));
       reader.readAsDataURL(file);
     });
   }
 
   // In the units of the limit the page states (a MB of 1024 × 1024 bytes).
   function sizeText(bytes) {
-    if (bytes < 1024) return bytes === 1 ? "1 byte" : `${bytes} bytes`;
-    if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-    return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+    const number = (n, digits) => n.toLocaleString(document.documentElement.lang, { maximumFractionDigits: digits, minimumFractionDigits: digits });
+    if (bytes < 1024) return fmt(bytes === 1 ? _("1 byte") : _("{n} bytes"), { n: number(bytes, 0) });
+    if (bytes < 1024 * 1024) return fmt(_("{n} KB"), { n: number(bytes / 1024, 1) });
+    return fmt(_("{n} MB"), { n: number(bytes / (1024 * 1024), 1) });
   }
 
   function fileLine(file) {
-    return `${file.name} (${sizeText(file.size)})`;
+    return fmt(_("{name} ({size})"), { name: file.name, size: sizeText(file.size) });
   }
 
   // -- links (URL mode) ------------------------------------------------------------------
@@ -607,16 +660,16 @@
   function drawConsent(prompt) {
     const warned = prompt.warnings.length > 0;
     const rows = [];
-    if (prompt.required_by) rows.push(["Needed by", h("span", { text: prompt.required_by })]);
-    rows.push(["Domain", prompt.domain
+    if (prompt.required_by) rows.push([_("Needed by"), h("span", { text: prompt.required_by })]);
+    rows.push([_("Domain"), prompt.domain
       ? h("strong", { class: "domain", text: prompt.domain })
-      : h("span", { class: "no-domain", text: `none (${prompt.domain_note})` })]);
-    rows.push(["Full link", h("code", { class: "url", text: prompt.shown_url })]);
-    if (prompt.host) rows.push(["Host", h("span", { text: prompt.host })]);
+      : h("span", { class: "no-domain", text: fmt(_("none ({why})"), { why: prompt.domain_note }) })]);
+    rows.push([_("Full link"), h("code", { class: "url", text: prompt.shown_url })]);
+    if (prompt.host) rows.push([_("Host"), h("span", { text: prompt.host })]);
 
     const buttons = actions(
-      button(warned ? "Open link anyway" : "Open link", open, !warned),
-      button("Decline", () => answer(prompt, "decline")),
+      button(warned ? _("Open link anyway") : _("Open link"), open, !warned),
+      button(_("Decline"), () => answer(prompt, "decline")),
       cancelButton(prompt));
     const copy = h("input", {
       type: "text", readonly: true, id: "copy-url", value: prompt.open_url,
@@ -626,11 +679,11 @@
     // Shown when the browser would not open a tab: nothing has been sent yet.
     const notOpened = h("div", { class: "not-opened", hidden: true },
       h("p", { class: "error", id: "not-opened-heading", tabindex: "-1",
-        text: "Your browser did not open the link (a pop-up blocker may have stopped it). Nothing has been sent yet." }),
-      h("div", { class: "field" }, h("label", { for: "copy-url", text: "Copy the link and open it yourself:" }), copy),
+        text: _("Your browser did not open the link (a pop-up blocker may have stopped it). Nothing has been sent yet.") }),
+      h("div", { class: "field" }, h("label", { for: "copy-url", text: _("Copy the link and open it yourself:") }), copy),
       actions(
-        button("I opened it myself", () => answer(prompt, "accept"), true),
-        button("Try again", open),
+        button(_("I opened it myself"), () => answer(prompt, "accept"), true),
+        button(_("Try again"), open),
         cancelButton(prompt)));
 
     function open() {
@@ -644,7 +697,7 @@
       if (!tab) {
         buttons.hidden = true;
         notOpened.hidden = false;
-        say("Your browser did not open the link.");
+        say(_("Your browser did not open the link."));
         $("not-opened-heading").focus();
         return;
       }
@@ -654,16 +707,16 @@
     }
 
     return h("article", { class: "prompt link" },
-      asker(prompt, prompt.sign_in ? " asks you to sign in:" : " asks you to open a link:"),
+      asker(prompt, prompt.sign_in ? _("{server} asks you to sign in:") : _("{server} asks you to open a link:")),
       h("h1", { id: "prompt-heading", tabindex: "-1", class: "message", text: prompt.message }),
       prompt.sign_in
-        ? h("p", { class: "sign-in-note", text: "This is the server's own sign-in (MCP authorization), not a question from a tool. The link opens its authorization server's sign-in page; your browser then comes back to mcp-elicit on this machine (127.0.0.1). Check the domain is who you expect to sign in with." })
+        ? h("p", { class: "sign-in-note", text: _("This is the server's own sign-in (MCP authorization), not a question from a tool. The link opens its authorization server's sign-in page; your browser then comes back to mcp-elicit on this machine (127.0.0.1). Check the domain is who you expect to sign in with.") })
         : null,
       h("dl", { class: "link-facts" }, ...rows.map(([term, detail]) => [h("dt", { text: term }), h("dd", {}, detail)])),
       warned
         ? h("ul", { class: "warnings" }, ...prompt.warnings.map((text) => h("li", { text })))
         : null,
-      h("p", { class: "explain", text: "Nothing has been opened or loaded yet. Open link opens it in a new tab; mcp-elicit itself never loads it." }),
+      h("p", { class: "explain", text: _("Nothing has been opened or loaded yet. Open link opens it in a new tab; mcp-elicit itself never loads it.") }),
       // With warnings, opening is not the suggested choice: no emphasis, and it says so.
       buttons,
       notOpened);
@@ -672,25 +725,23 @@
   function drawWaiting(prompt) {
     if (prompt.sign_in) {
       return h("article", { class: "prompt waiting" },
-        asker(prompt, " is waiting for you"),
-        h("h1", { id: "prompt-heading", tabindex: "-1", text: "Waiting for you to sign in" }),
+        asker(prompt, _("{server} is waiting for you")),
+        h("h1", { id: "prompt-heading", tabindex: "-1", text: _("Waiting for you to sign in") }),
         h("p", { class: "message", text: prompt.message }),
-        h("p", { class: "explain", text: "Finish signing in on the page that opened. This ends by itself when your browser comes back; Cancel gives up." }),
+        h("p", { class: "explain", text: _("Finish signing in on the page that opened. This ends by itself when your browser comes back; Cancel gives up.") }),
         actions(cancelButton(prompt)));
     }
     return h("article", { class: "prompt waiting" },
-      asker(prompt, " is waiting for you"),
-      h("h1", { id: "prompt-heading", tabindex: "-1", text: "Waiting for you to finish on the page" }),
+      asker(prompt, _("{server} is waiting for you")),
+      h("h1", { id: "prompt-heading", tabindex: "-1", text: _("Waiting for you to finish on the page") }),
       h("p", { class: "message", text: prompt.message }),
-      h("p", {}, "The link: ", h("code", { class: "url", text: prompt.url })),
+      h("p", {}, ...fill(_("The link: {url}"), { url: h("code", { class: "url", text: prompt.url }) })),
       prompt.held
         ? h("p", { class: "explain" },
-          h("span", { class: "server", text: prompt.server }),
-          " goes on once you have finished there. I'm done asks it again now; Cancel tells it you gave up.")
+          ...fill(_("{server} goes on once you have finished there. I'm done asks it again now; Cancel tells it you gave up."), { server: serverName(prompt) }))
         : h("p", { class: "explain" },
-          "When you have finished there, choose I'm done. This also ends by itself when ",
-          h("span", { class: "server", text: prompt.server }), " confirms."),
-      actions(button("I'm done", () => answer(prompt, "done"), true), cancelButton(prompt)));
+          ...fill(_("When you have finished there, choose I'm done. This also ends by itself when {server} confirms."), { server: serverName(prompt) })),
+      actions(button(_("I'm done"), () => answer(prompt, "done"), true), cancelButton(prompt)));
   }
 
   poll();

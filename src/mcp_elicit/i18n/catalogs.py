@@ -1,0 +1,116 @@
+"""Where the catalogs are and reading them: one PO file per language, read once on first use.
+
+A catalog is found as ``<tag>.po`` (``zh_Hans.po`` for ``zh-Hans``) in this package's
+``locales`` directory, then in each directory of ``MCP_ELICIT_CATALOGS`` (``os.pathsep``
+separated, later ones win), so a deployment can add or correct a language without touching the
+package. Catalogs can also be given in code with :func:`register_catalog`.
+
+PO files are read with Babel and compiled in memory to the standard library's
+``GNUTranslations`` (plural rules included); fuzzy entries are left out, as ``msgfmt`` does.
+Reading the package's own data files, once, is the only I/O here.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+import os
+import re
+import threading
+from importlib import resources
+from pathlib import Path
+
+from babel import Locale, UnknownLocaleError
+
+SOURCE_LANGUAGE = "en"
+_PACKAGE_LOCALES = "locales"
+_ENV = "MCP_ELICIT_CATALOGS"
+
+_lock = threading.Lock()
+_loaded: dict[str, gettext.NullTranslations] = {}
+_registered: dict[str, gettext.NullTranslations] = {}
+
+
+# language[-Script][-REGION]: the part of BCP 47 a catalog is named by.
+_TAG = re.compile(
+    r"(?P<language>[a-z]{2,3})(?:-(?P<script>[A-Z][a-z]{3}))?(?:-(?P<region>[A-Z]{2}|\d{3}))?"
+)
+
+
+def tag_of(name: str) -> str:
+    """The BCP 47 tag for a locale name or tag: ``zh_Hans`` → ``zh-Hans``. A well-formed tag
+    the CLDR does not know (a pseudo-locale such as ``en-XA``) is kept as written; anything
+    else is a ValueError."""
+    try:
+        return str(Locale.parse(name.replace("-", "_"))).replace("_", "-")
+    except (UnknownLocaleError, ValueError):
+        if _TAG.fullmatch(name.replace("_", "-")):
+            return name.replace("_", "-")
+        raise ValueError(f"{name!r} is not a language tag (e.g. 'en', 'zh-Hans')") from None
+
+
+def _files() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    package = resources.files(__package__).joinpath(_PACKAGE_LOCALES)
+    directories = [Path(str(package))]
+    directories += [Path(d) for d in os.environ.get(_ENV, "").split(os.pathsep) if d]
+    for directory in directories:
+        if directory.is_dir():
+            for path in sorted(directory.glob("*.po")):
+                found[tag_of(path.stem)] = path
+    return found
+
+
+def available_languages() -> tuple[str, ...]:
+    """English and every language with a catalog, as BCP 47 tags."""
+    return (SOURCE_LANGUAGE, *sorted((set(_files()) | set(_registered)) - {SOURCE_LANGUAGE}))
+
+
+def register_catalog(tag: str, translations: gettext.NullTranslations) -> None:
+    """Use ``translations`` for ``tag`` (in place of any PO file): a language given in code."""
+    with _lock:
+        _registered[tag_of(tag)] = translations
+        _loaded.pop(tag_of(tag), None)
+
+
+def unregister_catalog(tag: str) -> None:
+    """Undo :func:`register_catalog`: ``tag``'s PO file (if any) is used again."""
+    with _lock:
+        _registered.pop(tag_of(tag), None)
+        _loaded.pop(tag_of(tag), None)
+
+
+def read_catalog(path: Path) -> gettext.NullTranslations:
+    """A PO file as translations (what :func:`catalog_for` uses)."""
+    # Imported here: English, the source, never reads a catalog (the command line starts
+    # faster without these).
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as po:
+        catalog = read_po(po)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog)
+    compiled.seek(0)
+    return gettext.GNUTranslations(compiled)
+
+
+def catalog_for(tag: str) -> gettext.NullTranslations:
+    """The translations for ``tag`` (English, the source, for a language with no catalog)."""
+    found = _loaded.get(tag)
+    if found is not None:
+        return found
+    with _lock:
+        if tag in _registered:
+            translations = _registered[tag]
+        else:
+            path = _files().get(tag)
+            translations = gettext.NullTranslations() if path is None else read_catalog(path)
+        _loaded[tag] = translations
+        return translations
+
+
+def forget_catalogs() -> None:
+    """Read the PO files again on next use (after one was added or changed)."""
+    with _lock:
+        _loaded.clear()
