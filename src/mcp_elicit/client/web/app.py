@@ -53,7 +53,7 @@ from mcp_elicit.client.web.guard import Guard
 from mcp_elicit.client.web.presence import Presence
 from mcp_elicit.client.web.queue import Pending, Queue
 from mcp_elicit.client.web.views import state_view
-from mcp_elicit.client.web.words import InLanguage, page_html
+from mcp_elicit.client.web.words import in_language, page_html
 from mcp_elicit.i18n import _
 
 # Why a prompt was cancelled, as the handler's audit and the terminal word it.
@@ -187,7 +187,7 @@ def page_app(
         ]
     )
     # The language first, so that even a refusal is worded in it.
-    return InLanguage(Guard(app, token=token, port=port), language)
+    return in_language(Guard(app, token=token, port=port), language)
 
 
 async def _wait_for_change(request: Request, queue: Queue, since: int, hold: float) -> bool:

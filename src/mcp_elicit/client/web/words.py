@@ -1,7 +1,7 @@
 """The page's words in the person's language: the host's setting, else the browser's
 ``Accept-Language``, else the process's language (docs/languages.md).
 
-Each request runs in its language (:class:`InLanguage`), so what the server writes for the
+Each request runs in its language (:func:`in_language`), so what the server writes for the
 page (validation messages, review lines, hints) is in it. The page itself
 (:func:`page_html`) gets ``<html lang>``, its own fixed words translated, and a JSON data block
 (``#strings``) holding the translation of every word its script shows: the script marks them
@@ -17,10 +17,10 @@ import io
 import json
 from importlib.resources import files
 
-from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
-from mcp_elicit.i18n import N_, available_languages, catalog_for, language, negotiate
+from mcp_elicit.i18n import N_, available_languages, catalog_for, negotiate
+from mcp_elicit.i18n.asgi import InLanguage
 from mcp_elicit.i18n.choosing import current_language, match
 
 _STATIC = files("mcp_elicit.client.web").joinpath("static")
@@ -92,30 +92,15 @@ def forget_page_html() -> None:
     _page_html.cache_clear()
 
 
-class InLanguage:
-    """Runs each request in its language and says which (``Content-Language``, ``Vary``)."""
+def in_language(app: ASGIApp, tag: str | None) -> ASGIApp:
+    """``app`` with each request in its language: ``tag`` (the host's setting, checked) if
+    given, else the browser's ``Accept-Language``, else the process's language."""
+    fixed = chosen_language(tag)
 
-    def __init__(self, app: ASGIApp, tag: str | None) -> None:
-        self.app = app
-        self.tag = chosen_language(tag)
+    def choose(accept_language: str | None) -> str:
+        return fixed or negotiate(accept_language, default=current_language())
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        tag = self.tag or negotiate(
-            Headers(scope=scope).get("accept-language"), default=current_language()
-        )
-
-        async def send_with_language(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers.add_vary_header("Accept-Language")
-                headers["Content-Language"] = tag
-            await send(message)
-
-        with language(tag):
-            await self.app(scope, receive, send_with_language)
+    return InLanguage(app, choose)
 
 
-__all__ = ["InLanguage", "chosen_language", "forget_page_html", "page_html"]
+__all__ = ["chosen_language", "forget_page_html", "in_language", "page_html"]

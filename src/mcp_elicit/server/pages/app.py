@@ -22,7 +22,7 @@ from mcp_elicit.server.pages.csrf import Csrf
 from mcp_elicit.server.pages.endpoints import Connect, Pages, base_of
 from mcp_elicit.server.pages.headers import SecurityHeaders
 from mcp_elicit.server.pages.hosts import AllowedHosts, HostCheck
-from mcp_elicit.server.pages.languages import PageLanguage, pages_language
+from mcp_elicit.server.pages.languages import page_language, pages_language
 from mcp_elicit.server.vault import Vault
 
 # Read once: these files are part of the package (the wheel takes the whole package
@@ -115,7 +115,7 @@ def hosted_pages(
         # Outermost first: the Host refusal passes through SecurityHeaders like any page,
         # and every response, the error pages included, is in the request's language.
         middleware=[
-            Middleware(PageLanguage, language=language),
+            Middleware(page_language, language=language),
             Middleware(SecurityHeaders, server_name=server_name),
             Middleware(HostCheck, allowed=allowed_hosts),
         ],

@@ -16,10 +16,10 @@ depends on ``Accept-Language`` (``Vary``), for any cache in between.
 
 from __future__ import annotations
 
-from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
-from mcp_elicit.i18n import available_languages, current_language, language, negotiate
+from mcp_elicit.i18n import available_languages, current_language, negotiate
+from mcp_elicit.i18n.asgi import InLanguage
 from mcp_elicit.i18n.choosing import match
 
 # What the words are in: the pages and the Host refusal (not the stylesheet or the icon).
@@ -49,27 +49,8 @@ def choose(accept_language: str | None, default: str | None) -> str:
     )
 
 
-class PageLanguage:
-    """Runs each request in its language (:func:`choose`) and says so in its response
+def page_language(app: ASGIApp, language: str | None = None) -> ASGIApp:
+    """``app`` with each request in its language (:func:`choose`), said in its response
     headers. Outermost, so that every page, the error pages included, is in it."""
-
-    def __init__(self, app: ASGIApp, language: str | None = None) -> None:
-        self.app = app
-        self._default = pages_language(language)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        tag = choose(Headers(scope=scope).get("accept-language"), self._default)
-
-        async def send_with_language(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers.add_vary_header("Accept-Language")
-                if headers.get("content-type", "").startswith(_WORDS):
-                    headers["Content-Language"] = tag
-            await send(message)
-
-        with language(tag):
-            await self.app(scope, receive, send_with_language)
+    default = pages_language(language)
+    return InLanguage(app, lambda accept: choose(accept, default), worded=_WORDS)
