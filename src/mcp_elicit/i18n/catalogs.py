@@ -12,6 +12,7 @@ Reading the package's own data files, once, is the only I/O here.
 
 from __future__ import annotations
 
+import functools
 import gettext
 import io
 import os
@@ -50,10 +51,17 @@ def tag_of(name: str) -> str:
 
 
 def _files() -> dict[str, Path]:
+    # Looked up once per MCP_ELICIT_CATALOGS value, not per request: negotiating a language
+    # asks for the languages several times (forget_catalogs looks again).
+    return _files_in(os.environ.get(_ENV, ""))
+
+
+@functools.cache
+def _files_in(extra: str) -> dict[str, Path]:
     found: dict[str, Path] = {}
     package = resources.files(__package__).joinpath(_PACKAGE_LOCALES)
     directories = [Path(str(package))]
-    directories += [Path(d) for d in os.environ.get(_ENV, "").split(os.pathsep) if d]
+    directories += [Path(d) for d in extra.split(os.pathsep) if d]
     for directory in directories:
         if directory.is_dir():
             for path in sorted(directory.glob("*.po")):
@@ -114,3 +122,4 @@ def forget_catalogs() -> None:
     """Read the PO files again on next use (after one was added or changed)."""
     with _lock:
         _loaded.clear()
+        _files_in.cache_clear()
