@@ -34,7 +34,7 @@ with atheris.instrument_imports(include=["mcp_elicit"]):
         ElicitResult,
         InputRequired,
         ProtocolProblem,
-        ProtocolVersion,
+        Revision,
         capabilities_from_request,
         early_result,
         elicit_result,
@@ -49,7 +49,7 @@ with atheris.instrument_imports(include=["mcp_elicit"]):
         read_content_items,
     )
 
-REVISIONS = [version.value for version in ProtocolVersion]
+REVISIONS = [version.value for version in Revision]
 WORDS = (
     "jsonrpc",
     "2.0",

@@ -21,13 +21,15 @@ DIRECT: dict[str, set[str]] = {
     "client": {"protocol", "forms", "urls", "_sdk"},
     "server": {"protocol", "forms", "flows", "_sdk"},
     "flows": {"stores"},
-    "protocol": {"i18n"},
-    "forms": {"i18n"},
+    "protocol": {"i18n", "revisions"},
+    "forms": {"i18n", "revisions"},
     "urls": {"i18n"},
     "stores": set(),
     # The person's language (catalogs, the language in effect): a leaf under everything that
     # shows words. It reads its own catalog files once, on first use, and nothing else.
     "i18n": set(),
+    # The revisions' names (mcp_elicit/revisions.py): one enum under forms and protocol.
+    "revisions": set(),
     # The SDK's private names (mcp_elicit/_sdk.py): a leaf under client and server.
     "_sdk": set(),
 }
@@ -74,7 +76,9 @@ def imports(path: Path) -> set[str]:
     return found
 
 
-MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name == "_sdk.py")
+MODULES = sorted(
+    p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name in ("_sdk.py", "revisions.py")
+)
 
 
 def layer_of(path: Path) -> str:

@@ -43,6 +43,8 @@ LIGHT = {
     "typing",
     "mcp_elicit",
     "mcp_elicit.cli",  # from mcp_elicit.cli import call_command, ...
+    # The revisions' names and the protocol choices: one enum, nothing imported.
+    "mcp_elicit.revisions",
     # The parsers' help is in the person's language: the catalogs (Babel's locale data only;
     # a catalog is read when a language other than English is asked for).
     "mcp_elicit.i18n",
@@ -104,13 +106,18 @@ def test_the_parsers_modules_import_nothing_heavy(name: str) -> None:
     assert top_level_imports(CLI / name) <= LIGHT
 
 
-def test_the_choices_written_out_are_the_librarys() -> None:
-    from mcp_elicit.cli import _host, schema_command
-    from mcp_elicit.client.connection import PROTOCOL_CHOICES
-    from mcp_elicit.forms.revisions import REVISION_NAMES
+def test_the_parsers_choices_are_the_librarys() -> None:
+    from mcp_elicit import revisions
+    from mcp_elicit.cli import _host, check_command, gateway_command, schema_command
+    from mcp_elicit.client import connection
 
-    assert _host.PROTOCOL_CHOICES == PROTOCOL_CHOICES
-    assert schema_command.REVISION_NAMES == REVISION_NAMES
+    assert _host.PROTOCOL_CHOICES is connection.PROTOCOL_CHOICES is revisions.PROTOCOL_CHOICES
+    assert schema_command.REVISION_NAMES is revisions.REVISION_NAMES
+    assert gateway_command.UPSTREAM_CHOICES is revisions.UPSTREAM_CHOICES
+    assert set(check_command.CHECK_REVISIONS) == {
+        revisions.EARLY_DRAFT_VERSION,
+        *revisions.Revision,
+    }
 
 
 def loaded(argv: list[str], watched: list[str]) -> list[str]:

@@ -21,7 +21,8 @@ from mcp_elicit.client import (
 )
 from mcp_elicit.client.audit import REDACTED
 from mcp_elicit.client.handler import Asking
-from mcp_elicit.protocol import ElicitationModes, ProtocolVersion
+from mcp_elicit.protocol import ElicitationModes
+from mcp_elicit.revisions import Revision
 from tests.client_support import RecordingRenderer, booking_server
 
 pytestmark = pytest.mark.anyio
@@ -322,7 +323,7 @@ async def test_http_loopback_links_are_offered_for_a_server_the_host_started(
     local: bool, policy: Policy, offered: bool
 ) -> None:
     h = handler([{"action": "accept"}], policy=policy)
-    asking = Asking("hotel", ProtocolVersion.V2025_11_25, local=local)
+    asking = Asking("hotel", Revision.V2025_11_25, local=local)
     result = await h.handle(LOOPBACK_LINK, asking)
     if offered:
         assert result == {"action": "accept"}
@@ -345,7 +346,7 @@ async def test_http_loopback_links_are_offered_for_a_server_the_host_started(
 )
 async def test_a_local_server_gets_loopback_http_only(url: str) -> None:
     h = handler([{"action": "accept"}])
-    asking = Asking("hotel", ProtocolVersion.V2025_11_25, local=True)
+    asking = Asking("hotel", Revision.V2025_11_25, local=True)
     result = await h.handle({**LOOPBACK_LINK, "url": url}, asking)
     assert result == {"action": "cancel", "_meta": {OUTCOME_META: "url-blocked"}}
     assert h.opened == []  # type: ignore[attr-defined]

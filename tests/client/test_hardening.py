@@ -33,7 +33,8 @@ from mcp_elicit.client.audit import redact_url
 from mcp_elicit.client.completions import Completions
 from mcp_elicit.client.handler import NOT_OPENED, Asking
 from mcp_elicit.client.web import WebRenderer
-from mcp_elicit.protocol import ProtocolVersion, parse_url_required_error
+from mcp_elicit.protocol import parse_url_required_error
+from mcp_elicit.revisions import Revision
 from mcp_elicit.urls import check_url
 from tests.client.held_support import FLOW, LINK, HeldServer, Person
 from tests.client_support import RecordingRenderer, booking_server
@@ -354,7 +355,7 @@ async def test_a_completion_while_the_consent_screen_is_up_still_counts() -> Non
     }
     requests = parse_url_required_error(error)
     assert requests is not None
-    asking = Asking("links", ProtocolVersion.V2025_11_25, required_by="needs_link")
+    asking = Asking("links", Revision.V2025_11_25, required_by="needs_link")
     with anyio.fail_after(10):
         assert await h.obtain(requests, asking) is True
     ((_, completed_at_start),) = person.waited

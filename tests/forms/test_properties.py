@@ -22,10 +22,11 @@ from mcp_elicit.forms import (
     lint_schema,
 )
 from mcp_elicit.forms.rendering import render_schema
+from mcp_elicit.forms.revisions import schema_rules
 from mcp_elicit.forms.values import is_date
 from tests.strategies import breakages, field_lists, json_values, valid_values
 
-NEW = Revision.V2025_11_25.rules
+NEW = schema_rules(Revision.V2025_11_25)
 ALL_REVISIONS = [r.value for r in Revision]
 
 
@@ -152,7 +153,7 @@ def test_conversion_round_trips_between_revisions(
     fields, content = case
     schema = render_schema(fields, NEW)
     has_multi = any(f.kind.value == "multi_choice" for f in fields)
-    rules = Revision.parse(revision).rules
+    rules = schema_rules(revision)
     if has_multi and not rules.multi_select:
         return
     converted = convert(schema, to=revision)

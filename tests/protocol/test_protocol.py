@@ -21,7 +21,6 @@ from mcp_elicit.protocol import (
     ElicitResult,
     InputRequired,
     ProtocolProblem,
-    ProtocolVersion,
     capabilities_for,
     capabilities_from_request,
     codes,
@@ -34,14 +33,12 @@ from mcp_elicit.protocol import (
     invalid_params_error,
     missing_capability_error,
     modes_from_capabilities,
-    negotiated_revision,
     parse_elicit_request,
     parse_elicit_result,
     parse_elicitation_complete,
     parse_elicitation_params,
     parse_input_required_result,
     parse_missing_capability_error,
-    parse_protocol_version,
     parse_url_required_error,
     request_meta,
     retry_params,
@@ -52,6 +49,7 @@ from mcp_elicit.protocol import (
     url_request_params,
     url_required_error,
 )
+from mcp_elicit.revisions import Revision, negotiated_revision
 from tests.spec_data import EXAMPLES, TAG_REVISION, VECTORS, load_jsonc, official_json_schema
 
 R1, S4, R2, R3 = "2025-06-18", "url-draft", "2025-11-25", "2026-07-28"
@@ -736,11 +734,11 @@ def test_conversions_between_revisions() -> None:
 
 
 def test_revisions_table() -> None:
-    assert parse_protocol_version("draft") is ProtocolVersion.V2026_07_28
-    assert parse_protocol_version(" 2025-11-25 ") == "2025-11-25"
-    with pytest.raises(ValueError, match="unknown protocol version"):
-        parse_protocol_version("2024-11-05")
-    assert set(RULES) == set(ProtocolVersion)
+    assert Revision.parse("draft") is Revision.V2026_07_28
+    assert Revision.parse(" 2025-11-25 ") == "2025-11-25"
+    with pytest.raises(ValueError, match="unknown revision"):
+        Revision.parse("2024-11-05")
+    assert set(RULES) == set(Revision)
     assert [rules_for(r).required_error_code for r in (R1, S4, R2, R3)] == [
         None,
         -32604,
@@ -778,14 +776,19 @@ def test_problem_reads_well() -> None:
 # -- one revision table for the client, the server and the forms ---------------------------------
 
 
-def test_the_forms_revisions_are_the_protocols_and_agree_on_array_answers() -> None:
-    from mcp_elicit.forms.revisions import Revision
+def test_the_forms_and_the_protocol_name_revisions_with_one_enum() -> None:
+    import mcp_elicit.forms
+    import mcp_elicit.protocol
+    import mcp_elicit.revisions
 
-    assert {r.value for r in Revision} == {p.value for p in ProtocolVersion}
-    for version in ProtocolVersion:
-        schema_rules = Revision.parse(version.value).rules
-        assert schema_rules.array_content == version.rules.list_content, version
-        assert schema_rules.multi_select == version.rules.list_content, version
+    assert mcp_elicit.forms.Revision is mcp_elicit.revisions.Revision
+    assert mcp_elicit.protocol.Revision is mcp_elicit.revisions.Revision
+    # Each layer's table covers every revision, keyed by that one enum.
+    from mcp_elicit.forms.revisions import schema_rules
+
+    for revision in Revision:
+        assert schema_rules(revision) is schema_rules(revision.value)
+        assert rules_for(revision) is RULES[revision]
 
 
 @pytest.mark.parametrize(

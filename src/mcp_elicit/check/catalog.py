@@ -5,8 +5,9 @@ IDs never change once published (CI scripts and docs/compatibility.md name them)
 that is withdrawn keeps its ID unused. docs/check.md explains each one, and a test keeps
 that page and this table in step.
 
-Revision tags are the wire's version strings, plus ``url-draft`` for the URL-mode draft
-(SEP-1036, spoken over 2025-06-18 by a client that declares ``elicitation.url``).
+Revisions are :class:`~mcp_elicit.revisions.Revision` (``url-draft`` is the URL-mode draft,
+SEP-1036, spoken over 2025-06-18 by a client that declares ``elicitation.url``), plus the early
+draft's version.
 """
 
 from __future__ import annotations
@@ -15,16 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision
+
 Side = Literal["server", "client"]
 
-E0 = "2025-03-26"
-"""The early content-array draft: a client that proposes 2025-03-26 and declares elicitation."""
-R1 = "2025-06-18"
-S4 = "url-draft"
-R2 = "2025-11-25"
-R3 = "2026-07-28"
-REVISIONS: tuple[str, ...] = (E0, R1, S4, R2, R3)
-"""Every revision a check can run on, oldest first."""
+REVISIONS: tuple[str, ...] = (EARLY_DRAFT_VERSION, *Revision)
+"""Every revision a check can run on, oldest first: the early content-array draft (a client
+that proposes its version and declares elicitation), then each :class:`Revision`."""
 
 
 @dataclass(frozen=True)
@@ -75,14 +73,14 @@ SERVER_CHECKS: tuple[Check, ...] = (
     Check(
         "server-url-request-shape",
         "server",
-        "A URL-mode request has mode 'url', a message, a valid url and (before 2026-07-28) an "
-        "elicitationId; no URL appears outside the url field",
+        f"A URL-mode request has mode 'url', a message, a valid url and (before "
+        f"{Revision.V2026_07_28}) an elicitationId; no URL appears outside the url field",
         (
-            _el(R2, "URL Mode Elicitation Requests"),
-            _el(R3, "URL Mode Elicitation Requests"),
-            _el(R2, "Safe URL Handling"),
+            _el(Revision.V2025_11_25, "URL Mode Elicitation Requests"),
+            _el(Revision.V2026_07_28, "URL Mode Elicitation Requests"),
+            _el(Revision.V2025_11_25, "Safe URL Handling"),
         ),
-        (S4, R2, R3),
+        (Revision.URL_DRAFT, Revision.V2025_11_25, Revision.V2026_07_28),
         _on_any(URL_TOOL),
     ),
     Check(
@@ -90,16 +88,16 @@ SERVER_CHECKS: tuple[Check, ...] = (
         "server",
         "After the interaction completes, notifications/elicitation/complete carries the "
         "request's elicitationId",
-        (_el(R2, "Completion Notifications for URL Mode Elicitation"),),
-        (R2,),
+        (_el(Revision.V2025_11_25, "Completion Notifications for URL Mode Elicitation"),),
+        (Revision.V2025_11_25,),
         _on_any(URL_TOOL),
     ),
     Check(
         "server-complete-notice-origin-only",
         "server",
         "The completion notice goes only to the session that started the elicitation",
-        (_el(R2, "Completion Notifications for URL Mode Elicitation"),),
-        (R2,),
+        (_el(Revision.V2025_11_25, "Completion Notifications for URL Mode Elicitation"),),
+        (Revision.V2025_11_25,),
         _on_any(URL_TOOL),
     ),
     Check(
@@ -107,25 +105,28 @@ SERVER_CHECKS: tuple[Check, ...] = (
         "server",
         "'URL elicitation required' is -32042 (-32604 on the URL-mode draft) with "
         "data.elicitations: URL-mode requests, each with an elicitationId",
-        (_el(R2, "URL Elicitation Required Error"), _el(S4, "Elicitation Required Error")),
-        (S4, R2),
+        (
+            _el(Revision.V2025_11_25, "URL Elicitation Required Error"),
+            _el(Revision.URL_DRAFT, "Elicitation Required Error"),
+        ),
+        (Revision.URL_DRAFT, Revision.V2025_11_25),
         _on_any(URL_REQUIRED_TOOL),
     ),
     Check(
         "server-url-required-retry",
         "server",
         "After -32042 the completion notice arrives, and the same call again succeeds",
-        (_el(R2, "URL Elicitation Required Error"),),
-        (R2,),
+        (_el(Revision.V2025_11_25, "URL Elicitation Required Error"),),
+        (Revision.V2025_11_25,),
         _on_any(URL_REQUIRED_TOOL),
     ),
     Check(
         "server-no-32042",
         "server",
-        "On 2026-07-28 a link the call needs comes as an InputRequiredResult with a URL-mode "
-        "request, never as error -32042",
-        (SpecRef(R3, "basic/index", "Removed error codes"),),
-        (R3,),
+        f"On {Revision.V2026_07_28} a link the call needs comes as an InputRequiredResult with "
+        "a URL-mode request, never as error -32042",
+        (SpecRef(Revision.V2026_07_28, "basic/index", "Removed error codes"),),
+        (Revision.V2026_07_28,),
         _on_any(URL_REQUIRED_TOOL),
     ),
     Check(
@@ -133,62 +134,67 @@ SERVER_CHECKS: tuple[Check, ...] = (
         "server",
         "elicitation/track on an open elicitation sends progress, then answers "
         "{status: complete} once it completed",
-        (_el(S4, "Tracking Elicitation Progress"),),
-        (S4,),
+        (_el(Revision.URL_DRAFT, "Tracking Elicitation Progress"),),
+        (Revision.URL_DRAFT,),
         _on_any(URL_REQUIRED_TOOL),
     ),
     Check(
         "server-track-unknown-id",
         "server",
         "elicitation/track with an elicitationId the server never issued gets an error",
-        (_el(S4, "Tracking Elicitation Progress"),),
-        (S4,),
+        (_el(Revision.URL_DRAFT, "Tracking Elicitation Progress"),),
+        (Revision.URL_DRAFT,),
         _on_any(URL_REQUIRED_TOOL),
     ),
     Check(
         "server-track-foreign-id",
         "server",
         "elicitation/track with another session's elicitationId gets an error",
-        (_el(S4, "Tracking Elicitation Progress"),),
-        (S4,),
+        (_el(Revision.URL_DRAFT, "Tracking Elicitation Progress"),),
+        (Revision.URL_DRAFT,),
         _on_any(URL_REQUIRED_TOOL),
     ),
     Check(
         "server-gate-url-mode",
         "server",
-        "A client that declared form mode only is never sent URL mode (2026-07-28: -32021 "
-        "with requiredCapabilities)",
+        f"A client that declared form mode only is never sent URL mode ({Revision.V2026_07_28}: "
+        "-32021 with requiredCapabilities)",
         (
-            _el(R2, "Capabilities"),
-            _el(R3, "Capabilities"),
-            SpecRef(R3, "basic/index", "Client capabilities"),
+            _el(Revision.V2025_11_25, "Capabilities"),
+            _el(Revision.V2026_07_28, "Capabilities"),
+            SpecRef(Revision.V2026_07_28, "basic/index", "Client capabilities"),
         ),
-        (S4, R2, R3),
+        (Revision.URL_DRAFT, Revision.V2025_11_25, Revision.V2026_07_28),
         _on_any(URL_TOOL),
     ),
     Check(
-        "server-gate-2025-06-18",
+        f"server-gate-{Revision.V2025_06_18}",
         "server",
-        "A 2025-06-18 client is never sent URL mode, a mode field, titled or multi-select enums",
-        (_el(R1, "Requested Schema"), SpecRef(R1, "basic/lifecycle", "Capability Negotiation")),
-        (R1,),
+        f"A {Revision.V2025_06_18} client is never sent URL mode, a mode field, titled or "
+        "multi-select enums",
+        (
+            _el(Revision.V2025_06_18, "Requested Schema"),
+            SpecRef(Revision.V2025_06_18, "basic/lifecycle", "Capability Negotiation"),
+        ),
+        (Revision.V2025_06_18,),
         _on_any(ENUMS_TOOL),  # and URL_TOOL, when the server lists it
     ),
     Check(
         "server-gate-capability",
         "server",
-        "On 2026-07-28 a request without the elicitation capability gets -32021 with "
+        f"On {Revision.V2026_07_28} a request without the elicitation capability gets -32021 with "
         "requiredCapabilities.elicitation, not a question",
-        (SpecRef(R3, "basic/index", "Client capabilities"),),
-        (R3,),
+        (SpecRef(Revision.V2026_07_28, "basic/index", "Client capabilities"),),
+        (Revision.V2026_07_28,),
         _on_any(ROUND_TOOL),
     ),
     Check(
         "server-result-type",
         "server",
-        "On 2026-07-28 every result carries resultType ('complete' or 'input_required')",
-        (SpecRef(R3, "basic/index", "Result types"),),
-        (R3,),
+        f"On {Revision.V2026_07_28} every result carries resultType ('complete' or "
+        "'input_required')",
+        (SpecRef(Revision.V2026_07_28, "basic/index", "Result types"),),
+        (Revision.V2026_07_28,),
         _on_any(ROUND_TOOL),
     ),
     Check(
@@ -197,27 +203,31 @@ SERVER_CHECKS: tuple[Check, ...] = (
         "An accepted answer that breaks the schema gets an error naming the field, not a "
         "masked error and not a result built on it",
         (
-            _el(R1, "Security Considerations"),
-            _el(R2, "Security Considerations"),
-            _el(R3, "Security Considerations"),
+            _el(Revision.V2025_06_18, "Security Considerations"),
+            _el(Revision.V2025_11_25, "Security Considerations"),
+            _el(Revision.V2026_07_28, "Security Considerations"),
         ),
-        (R1, R2, R3),
-        {R1: (FORM_TOOL,), R2: (FORM_TOOL,), R3: (ROUND_TOOL,)},
+        (Revision.V2025_06_18, Revision.V2025_11_25, Revision.V2026_07_28),
+        {
+            Revision.V2025_06_18: (FORM_TOOL,),
+            Revision.V2025_11_25: (FORM_TOOL,),
+            Revision.V2026_07_28: (ROUND_TOOL,),
+        },
     ),
     Check(
         "server-request-state-tampered",
         "server",
         "A requestState changed by the client is refused",
-        (SpecRef(R3, "basic/patterns/mrtr", "Request state"),),
-        (R3,),
+        (SpecRef(Revision.V2026_07_28, "basic/patterns/mrtr", "Request state"),),
+        (Revision.V2026_07_28,),
         _on_any(STATE_TOOL),
     ),
     Check(
         "server-request-state-foreign",
         "server",
         "A requestState issued for one call is not accepted on another tool's call",
-        (SpecRef(R3, "basic/patterns/mrtr", "Request state"),),
-        (R3,),
+        (SpecRef(Revision.V2026_07_28, "basic/patterns/mrtr", "Request state"),),
+        (Revision.V2026_07_28,),
         _on_any(STATE_TOOL, ROUND_TOOL),
     ),
 )
@@ -240,80 +250,105 @@ CLIENT_CHECKS: tuple[Check, ...] = (
         "client-answers-declared-modes",
         "client",
         "Every mode the client declares, it answers (a result with an action, not an error)",
-        (_el(R2, "Capabilities"), _el(R3, "Capabilities")),
-        (R1, R2, R3),
+        (_el(Revision.V2025_11_25, "Capabilities"), _el(Revision.V2026_07_28, "Capabilities")),
+        (Revision.V2025_06_18, Revision.V2025_11_25, Revision.V2026_07_28),
         _on_any(MODES_TOOL),
     ),
     Check(
         "client-refuses-undeclared-mode",
         "client",
         "A request in a mode the client did not declare gets error -32602",
-        (_el(R2, "Error Handling"),),
-        (R2,),
+        (_el(Revision.V2025_11_25, "Error Handling"),),
+        (Revision.V2025_11_25,),
         _on_any(UNDECLARED_TOOL),
     ),
     Check(
         "client-fills-defaults",
         "client",
         "An accepted form carries every field that has a default, falsy defaults included",
-        (_el(R2, "Requested Schema"), _el(R3, "Requested Schema")),
-        (R2, R3),
+        (
+            _el(Revision.V2025_11_25, "Requested Schema"),
+            _el(Revision.V2026_07_28, "Requested Schema"),
+        ),
+        (Revision.V2025_11_25, Revision.V2026_07_28),
         _on_any(DEFAULTS_TOOL),
     ),
     Check(
         "client-valid-answers",
         "client",
         "An accepted answer satisfies the schema (required fields, formats, bounds, choices)",
-        (_el(R2, "Security Considerations"), _el(R3, "Security Considerations")),
-        (R1, R2, R3),
+        (
+            _el(Revision.V2025_11_25, "Security Considerations"),
+            _el(Revision.V2026_07_28, "Security Considerations"),
+        ),
+        (Revision.V2025_06_18, Revision.V2025_11_25, Revision.V2026_07_28),
         _on_any(VALID_ANSWER_TOOL),
     ),
     Check(
         "client-url-consent",
         "client",
         "The client never fetches a link itself: it is opened only when the person accepted",
-        (_el(R2, "Safe URL Handling"), _el(R3, "Safe URL Handling")),
-        (R2, R3),
+        (
+            _el(Revision.V2025_11_25, "Safe URL Handling"),
+            _el(Revision.V2026_07_28, "Safe URL Handling"),
+        ),
+        (Revision.V2025_11_25, Revision.V2026_07_28),
         _on_any(CONSENT_TOOL),
     ),
     Check(
         "client-refuses-blocked-link",
         "client",
         "A link with credentials in it is neither accepted nor opened",
-        (_el(R2, "Safe URL Handling"), _el(R3, "Safe URL Handling")),
-        (R2, R3),
+        (
+            _el(Revision.V2025_11_25, "Safe URL Handling"),
+            _el(Revision.V2026_07_28, "Safe URL Handling"),
+        ),
+        (Revision.V2025_11_25, Revision.V2026_07_28),
         _on_any(BLOCKED_TOOL),
     ),
     Check(
         "client-retry-after-completion",
         "client",
         "After -32042 the client calls again only once the interaction completed",
-        (_el(R2, "URL Elicitation Required Error"),),
-        (R2,),
+        (_el(Revision.V2025_11_25, "URL Elicitation Required Error"),),
+        (Revision.V2025_11_25,),
         _on_any(RETRY_TOOL),
     ),
     Check(
         "client-answers-message-only",
         "client",
         "A message-only request (the early draft's: no schema) gets a result, not an error",
-        (SpecRef(E0, "client/elicitation (early draft)", "Creating Elicitation Requests"),),
-        (E0,),
+        (
+            SpecRef(
+                EARLY_DRAFT_VERSION,
+                "client/elicitation (early draft)",
+                "Creating Elicitation Requests",
+            ),
+        ),
+        (EARLY_DRAFT_VERSION,),
         _on_any(MESSAGE_ONLY_TOOL),
     ),
     Check(
         "client-result-type",
         "client",
-        "On 2026-07-28 a final result without resultType is read as complete: the call ends",
-        (SpecRef(R3, "basic/index", "Result types"), SpecRef(R3, "basic/patterns/mrtr", "Retry")),
-        (R3,),
+        f"On {Revision.V2026_07_28} a final result without resultType is read as complete: the "
+        "call ends",
+        (
+            SpecRef(Revision.V2026_07_28, "basic/index", "Result types"),
+            SpecRef(Revision.V2026_07_28, "basic/patterns/mrtr", "Retry"),
+        ),
+        (Revision.V2026_07_28,),
         _on_any(RESULT_TYPE_TOOL),
     ),
     Check(
         "client-rate-limit",
         "client",
         "A burst of questions no person could answer is cut off by a rate limit",
-        (_el(R1, "Security Considerations"), _el(R2, "Security Considerations")),
-        (R1, R2),
+        (
+            _el(Revision.V2025_06_18, "Security Considerations"),
+            _el(Revision.V2025_11_25, "Security Considerations"),
+        ),
+        (Revision.V2025_06_18, Revision.V2025_11_25),
         _on_any(BURST_TOOL),
     ),
 )

@@ -32,18 +32,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 
 from mcp_elicit import _sdk
-from mcp_elicit.check.catalog import (
-    CHECKS,
-    CLIENT_CHECKS,
-    E0,
-    R1,
-    R2,
-    R3,
-    RESULT_TYPE_TOOL,
-)
+from mcp_elicit.check.catalog import CHECKS, CLIENT_CHECKS, RESULT_TYPE_TOOL
 from mcp_elicit.check.report import Outcome, Status
 from mcp_elicit.forms import Form, InvalidSchema
 from mcp_elicit.protocol.codes import INVALID_PARAMS, URL_ELICITATION_REQUIRED
+from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision
 
 CLIENT_TIMEOUT = 60.0
 """Seconds the client under test has to finish one check."""
@@ -140,7 +133,7 @@ class Scripted:
     async def _ask(self, ctx: Context, questions: Mapping[str, dict[str, Any]]) -> list[Exchange]:
         """Ask every question: pushed one by one on the 2025 revisions; on 2026-07-28 all at
         once as an InputRequiredResult (raised as :class:`_Asked`), answered on the retry."""
-        if ctx.protocol_version == R3:
+        if ctx.protocol_version == Revision.V2026_07_28:
             responses = ctx.input_responses
             if responses is None:
                 raise _Asked(
@@ -220,7 +213,7 @@ class Scripted:
         modes = self.record.modes()
         if "form" in modes:
             questions["form"] = _form(ctx, {"name": {"type": "string", "default": "check"}})
-        if "url" in modes and ctx.protocol_version != R1:
+        if "url" in modes and ctx.protocol_version != Revision.V2025_06_18:
             questions["url"] = _url(ctx, self.link("modes"))
         await self._ask(ctx, questions)
         return "asked"
@@ -252,30 +245,30 @@ class Scripted:
     async def _result_type(self, ctx: Context) -> str:
         # On 2026-07-28: one question, then the final result, whose resultType the server's
         # front (_WithoutResultType) takes out on the way to the client.
-        if ctx.protocol_version != R3:
-            return f"resultType is 2026-07-28's: nothing to check on {ctx.protocol_version}"
+        if ctx.protocol_version != Revision.V2026_07_28:
+            return f"resultType is {Revision.V2026_07_28}'s: nothing on {ctx.protocol_version}"
         await self._ask(ctx, {"form": _form(ctx, {"name": {"type": "string", "default": "x"}})})
         if self.record.stripped_at is None:  # the first final result: a call after it is a retry
             self.record.stripped_at = time.monotonic()
         return "done"
 
     async def _message_only(self, ctx: Context) -> str:
-        if ctx.protocol_version != E0:
+        if ctx.protocol_version != EARLY_DRAFT_VERSION:
             return f"a message-only request is the early draft's: nothing on {ctx.protocol_version}"
         await self._ask(ctx, {"message": {"message": "mcp-elicit check: anything to add?"}})
         return "asked"
 
     async def _burst(self, ctx: Context) -> str:
-        if ctx.protocol_version == R3:  # the rule was dropped in 2026-07-28
-            return "no burst on 2026-07-28"
+        if ctx.protocol_version == Revision.V2026_07_28:  # the rule was dropped in 2026-07-28
+            return f"no burst on {Revision.V2026_07_28}"
         for number in range(BURST):  # one after the other, as fast as they are answered
             question = _form(ctx, {"n": {"type": "integer", "default": number}})
             await self._ask(ctx, {f"q{number}": question})
         return "asked"
 
     async def _retry(self, ctx: Context) -> str:
-        if ctx.protocol_version != R2:
-            return f"-32042 is a 2025-11-25 error: nothing to check on {ctx.protocol_version}"
+        if ctx.protocol_version != Revision.V2025_11_25:
+            return f"-32042 is a {Revision.V2025_11_25} error: nothing on {ctx.protocol_version}"
         if self.record.notices:
             return "done: the link was opened"
         if len(self.record.calls) > 1:
@@ -351,14 +344,16 @@ def _form(
         "message": "mcp-elicit check: please answer.",
         "requestedSchema": schema,
     }
-    if ctx.protocol_version != R1:
+    if ctx.protocol_version != Revision.V2025_06_18:
         params["mode"] = "form"
     return params
 
 
 def _url(ctx: Context, link: str) -> dict[str, Any]:
     params = {"mode": "url", "message": "mcp-elicit check: the page to open.", "url": link}
-    if ctx.protocol_version != R3:  # 2026-07-28 correlates through requestState instead
+    if (
+        ctx.protocol_version != Revision.V2026_07_28
+    ):  # 2026-07-28 correlates through requestState instead
         params["elicitationId"] = secrets.token_urlsafe(12)
     return params
 

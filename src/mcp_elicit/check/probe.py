@@ -28,8 +28,8 @@ from mcp.shared.message import SessionMessage
 from pydantic import TypeAdapter, ValidationError
 
 from mcp_elicit import _sdk
-from mcp_elicit.check.catalog import R1, R3, S4
 from mcp_elicit.client.server_log import LoggedStdioServer, logged
+from mcp_elicit.revisions import Revision
 
 Answerer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 """Answers one ``elicitation/create`` (its raw params) with a raw result."""
@@ -179,13 +179,17 @@ class _ProbeHooks:
     @property
     def proposed_version(self) -> str | None:
         revision = self._probe.revision
-        return "2025-06-18" if revision in (R1, S4) else None
+        return (
+            Revision.V2025_06_18.value
+            if revision in (Revision.V2025_06_18, Revision.URL_DRAFT)
+            else None
+        )
 
     def capabilities(self, version: str, declared: types.ClientCapabilities) -> Any:
         modes = self._probe.modes
         if modes is None:
             return None
-        if self._probe.revision == R1:
+        if self._probe.revision == Revision.V2025_06_18:
             return types.ElicitationCapability()  # 2025-06-18: `elicitation: {}`
         return types.ElicitationCapability(
             form=types.FormElicitationCapability() if "form" in modes else None,
@@ -251,7 +255,7 @@ class Probe:
                 transport = self.target
             client = _sdk.ElicitingSdkClient(
                 _tapped(transport, self.wire),
-                mode="auto" if self.revision == R3 else "legacy",
+                mode="auto" if self.revision == Revision.V2026_07_28 else "legacy",
                 read_timeout_seconds=TIMEOUT,
                 elicitation_callback=_never_called,
                 cache=None,

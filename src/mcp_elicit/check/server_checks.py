@@ -24,10 +24,7 @@ from mcp_elicit.check.catalog import (
     CHECKS,
     ENUMS_TOOL,
     FORM_TOOL,
-    R2,
-    R3,
     ROUND_TOOL,
-    S4,
     SERVER_CHECKS,
     STATE_TOOL,
     URL_REQUIRED_TOOL,
@@ -47,6 +44,7 @@ from mcp_elicit.protocol.codes import (
 from mcp_elicit.protocol.codes import (
     ELICITATION_TRACK as TRACK,
 )
+from mcp_elicit.revisions import Revision
 
 NOTICE_WAIT = 10.0
 """Seconds a check waits for a completion notice (the check tools complete within one)."""
@@ -108,7 +106,7 @@ class ServerRun:
         ``elicitation/track`` with -32601 (method not found) never did, and its checks on
         the draft are not applicable (a 2025-06-18 client is then checked as one)."""
         if self._speaks_draft is None:
-            async with self.probe(S4) as probe:
+            async with self.probe(Revision.URL_DRAFT) as probe:
                 reply = await probe.request(
                     TRACK, {"elicitationId": "mcp-elicit-check", "_meta": {"progressToken": 0}}
                 )
@@ -152,7 +150,7 @@ async def run_check(run: ServerRun, check_id: str, revision: str) -> Outcome:
     if missing:
         return Outcome(check_id, revision, Status.SKIPPED, f"no tool {', '.join(missing)}")
     try:
-        if revision == S4 and not await run.speaks_draft():
+        if revision == Revision.URL_DRAFT and not await run.speaks_draft():
             said = "the server does not implement the URL-mode draft (elicitation/track: -32601)"
             return Outcome(check_id, revision, Status.NOT_APPLICABLE, said)
     except Exception as error:
@@ -203,10 +201,10 @@ def url_request_problems(params: Mapping[str, Any], revision: str) -> list[str]:
     if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
         problems.append(f"url {url!r} is not a valid http(s) URL")
     has_id = isinstance(params.get("elicitationId"), str) and bool(params.get("elicitationId"))
-    if revision in (S4, R2) and not has_id:
+    if revision in (Revision.URL_DRAFT, Revision.V2025_11_25) and not has_id:
         problems.append("no elicitationId")
-    if revision == R3 and "elicitationId" in params:
-        problems.append("an elicitationId, which 2026-07-28 does not have")
+    if revision == Revision.V2026_07_28 and "elicitationId" in params:
+        problems.append(f"an elicitationId, which {Revision.V2026_07_28} does not have")
     if "requestedSchema" in params:
         problems.append("a requestedSchema on a URL-mode request")
     return problems
@@ -238,7 +236,11 @@ def _pushed_links(probe: Probe) -> list[dict[str, Any]]:
 async def _url_request_shape(run: ServerRun, revision: str) -> str:
     async with run.probe(revision) as probe:
         reply = await probe.call(URL_TOOL)
-        links = _url_requests_in(reply.result) if revision == R3 else _pushed_links(probe)
+        links = (
+            _url_requests_in(reply.result)
+            if revision == Revision.V2026_07_28
+            else _pushed_links(probe)
+        )
     if not links:
         raise failed(f"{URL_TOOL} sent no URL-mode request; it answered {reply.describe()}")
     problems = [p for link in links for p in url_request_problems(link, revision)]
@@ -301,7 +303,9 @@ def _notices_for(probe: Probe, elicitation_id: Any) -> list[dict[str, Any]]:
 
 @_body("server-url-required-error")
 async def _url_required_error(run: ServerRun, revision: str) -> str:
-    expected = URL_ELICITATION_REQUIRED if revision == R2 else ELICITATION_REQUIRED_DRAFT
+    expected = (
+        URL_ELICITATION_REQUIRED if revision == Revision.V2025_11_25 else ELICITATION_REQUIRED_DRAFT
+    )
     async with run.probe(revision) as probe:
         reply = await probe.call(URL_REQUIRED_TOOL, _required_call())
     items = _required_items(reply, expected)
@@ -342,7 +346,7 @@ async def _no_32042(run: ServerRun, revision: str) -> str:
     async with run.probe(revision) as probe:
         reply = await probe.call(URL_REQUIRED_TOOL, _required_call())
     if reply.code == URL_ELICITATION_REQUIRED:
-        raise failed("error -32042, which 2026-07-28 retired")
+        raise failed(f"error -32042, which {Revision.V2026_07_28} retired")
     links = _url_requests_in(reply.result)
     if not _asks_for_input(reply) or not links:
         raise failed(
@@ -422,7 +426,7 @@ async def _gate_url_mode(run: ServerRun, revision: str) -> str:
         pushed = _pushed_links(probe)
     if pushed:
         raise failed(f"sent URL mode to a form-only client: {pushed[0].get('url')!r}")
-    if revision != R3:
+    if revision != Revision.V2026_07_28:
         return f"no URL-mode request; the call got {reply.describe()}"
     if _url_requests_in(reply.result):
         raise failed("an InputRequiredResult with a URL-mode request, to a form-only client")
@@ -444,7 +448,7 @@ def _required_capabilities(reply: Reply) -> Mapping[str, Any] | None:
     return found if isinstance(found, Mapping) else None
 
 
-@_body("server-gate-2025-06-18")
+@_body(f"server-gate-{Revision.V2025_06_18}")
 async def _gate_2025_06_18(run: ServerRun, revision: str) -> str:
     async def decline(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "decline"}
@@ -470,7 +474,7 @@ async def _gate_2025_06_18(run: ServerRun, revision: str) -> str:
     if not asked:
         # Refusing what 2025-06-18 cannot express is right too: nothing unknown was sent.
         return f"nothing asked; {ENUMS_TOOL} got {replies[-1].describe()}"
-    return f"{len(asked)} request(s), all in 2025-06-18's shapes"
+    return f"{len(asked)} request(s), all in {Revision.V2025_06_18}'s shapes"
 
 
 @_body("server-gate-capability")
@@ -587,7 +591,7 @@ def broken_answer(schema: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
 
 @_body("server-validates-answer")
 async def _validates_answer(run: ServerRun, revision: str) -> str:
-    if revision == R3:
+    if revision == Revision.V2026_07_28:
         return await _validates_in_rounds(run, revision)
     broken: list[str] = []
 

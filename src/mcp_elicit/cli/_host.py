@@ -13,12 +13,10 @@ import sys
 from collections.abc import Sequence
 
 from mcp_elicit.i18n import _
+from mcp_elicit.revisions import EARLY_DRAFT_VERSION, PROTOCOL_CHOICES, UPSTREAM_CHOICES
 
-# ``mcp_elicit.client.connection.PROTOCOL_CHOICES``, written out so that building the parser
-# does not import the client (a test keeps the two the same).
-PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-# The demo's server asks forms, which the early draft (2025-03-26) cannot carry.
-DEMO_PROTOCOLS: tuple[str, ...] = tuple(p for p in PROTOCOL_CHOICES if p != "2025-03-26")
+# The demo's server asks forms, which the early draft cannot carry.
+DEMO_PROTOCOLS = UPSTREAM_CHOICES
 
 # The spellings of ``--modes``, as ``form,url`` lists of the modes declared and answered.
 MODES: tuple[str, ...] = ("form,url", "form", "url")
@@ -102,8 +100,8 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help=_(
             "protocol revision to speak (default: auto, the newest both sides have; "
-            "2025-03-26 is the early content-array draft: free text, images and audio)"
-        ),
+            "{revision} is the early content-array draft: free text, images and audio)"
+        ).format(revision=EARLY_DRAFT_VERSION),
     )
     parser.add_argument(
         "--modes",

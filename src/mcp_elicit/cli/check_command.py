@@ -15,16 +15,11 @@ import argparse
 
 from mcp_elicit.cli._host import _header
 from mcp_elicit.i18n import _
+from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision
 
-# ``mcp_elicit.check.REVISIONS``, written out so that building the parser imports nothing
-# heavy (a test keeps the two the same).
-CHECK_REVISIONS: tuple[str, ...] = (
-    "2025-03-26",
-    "2025-06-18",
-    "url-draft",
-    "2025-11-25",
-    "2026-07-28",
-)
+# ``mcp_elicit.check.REVISIONS``, made here from the revisions alone so that building the
+# parser imports nothing heavy (a test keeps the two the same).
+CHECK_REVISIONS: tuple[str, ...] = (EARLY_DRAFT_VERSION, *Revision)
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

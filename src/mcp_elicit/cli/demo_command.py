@@ -14,6 +14,7 @@ import sys
 
 from mcp_elicit.cli._host import DEMO_PROTOCOLS, add_ui_option
 from mcp_elicit.i18n import _
+from mcp_elicit.revisions import LATEST
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +33,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--protocol",
         choices=DEMO_PROTOCOLS,
         default="auto",
-        help=_("protocol revision to speak (default: auto, the newest: 2026-07-28)"),
+        help=_("protocol revision to speak (default: auto, the newest: {revision})").format(
+            revision=LATEST
+        ),
     )
     demo.add_argument(
         "--store",

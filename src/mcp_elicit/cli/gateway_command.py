@@ -12,8 +12,7 @@ import argparse
 
 from mcp_elicit.cli._host import _header
 from mcp_elicit.i18n import _
-
-UPSTREAM_PROTOCOLS = ("auto", "2025-06-18", "2025-11-25", "2026-07-28")
+from mcp_elicit.revisions import UPSTREAM_CHOICES, Revision
 
 
 def _seconds(text: str) -> float:
@@ -37,13 +36,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             _(
                 "Serve one upstream MCP server to downstream clients, whatever revision each "
-                "side speaks: a 2025 server's pushed questions reach a 2026-07-28 client as "
-                "input requests (the call held open meanwhile), a 2026-07-28 server's rounds "
+                "side speaks: a 2025 server's pushed questions reach a {revision} client as "
+                "input requests (the call held open meanwhile), a {revision} server's rounds "
                 "reach a 2025 client as pushed questions; URL mode, -32042 and completion "
                 "intact. The upstream is an http(s):// URL, or '-- command args...' last on the "
                 "line (over stdio; its stderr goes to a log file). Clients connect on stdio, or "
                 "on Streamable HTTP with --http PORT."
-            )
+            ).format(revision=Revision.V2026_07_28)
         ),
     )
     gateway.add_argument(
@@ -62,7 +61,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     gateway.add_argument(
         "--upstream-protocol",
-        choices=UPSTREAM_PROTOCOLS,
+        choices=UPSTREAM_CHOICES,
         default="auto",
         help=_("the revision to speak to the upstream (default: the newest both speak)"),
     )
@@ -80,9 +79,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="SECONDS",
         help=_(
-            "how long a 2025 server's call is held for a 2026-07-28 client to come back "
+            "how long a 2025 server's call is held for a {revision} client to come back "
             "with an answer (default 1800)"
-        ),
+        ).format(revision=Revision.V2026_07_28),
     )
     gateway.add_argument(
         "--link-wait",
@@ -90,17 +89,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="SECONDS",
         help=_(
-            "after a 2025 server's -32042, how long a 2026-07-28 client's retry waits for "
+            "after a 2025 server's -32042, how long a {revision} client's retry waits for "
             "the server's completion notice before calling it again anyway (default 120)"
-        ),
+        ).format(revision=Revision.V2026_07_28),
     )
     gateway.add_argument(
         "--url-draft",
         action="store_true",
         help=_(
-            "take 2025-06-18 clients that declare elicitation.url to speak the URL-mode "
+            "take {revision} clients that declare elicitation.url to speak the URL-mode "
             "draft (SEP-1036): -32604 and elicitation/track"
-        ),
+        ).format(revision=Revision.V2025_06_18),
     )
     gateway.add_argument(
         "--no-answer-check",

@@ -7,24 +7,9 @@ This module is the command line only, cheap to import; the work is done by
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from mcp_elicit.i18n import _
-
-if TYPE_CHECKING:
-    from mcp_elicit.forms import Revision
-
-# ``mcp_elicit.forms.revisions.REVISION_NAMES``, written out so that building the parser does
-# not import the forms core (a test keeps the two the same).
-REVISION_NAMES: tuple[str, ...] = (
-    "2025-06-18",
-    "url-draft",
-    "sep-1036",
-    "2025-11-25",
-    "2026-07-28",
-    "draft",
-    "latest",
-)
+from mcp_elicit.revisions import REVISION_NAMES, Revision
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,12 +60,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _revision(text: str) -> Revision:
-    """A ``--revision`` as a :class:`mcp_elicit.forms.Revision` (the forms core is imported
-    here, once the command is known to be ``schema``)."""
-    from mcp_elicit import forms
-
+    """A ``--revision`` as a :class:`mcp_elicit.revisions.Revision`."""
     try:
-        return forms.Revision.parse(text)
+        return Revision.parse(text)
     except ValueError:  # its message is the library's, for a program's author
         raise argparse.ArgumentTypeError(
             _("unknown revision {revision}: expected one of {revisions}").format(

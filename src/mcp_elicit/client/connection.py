@@ -57,19 +57,14 @@ from mcp_elicit.i18n import _
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
-    ProtocolVersion,
     parse_url_required_error,
     track_request_params,
 )
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
+from mcp_elicit.revisions import PROPOSED_BY_HAND, PROTOCOL_CHOICES, Revision, sdk_client_mode
 
 logger = logging.getLogger(__name__)
 
-PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-"""``"2025-03-26"`` speaks the early content-array draft (message-only questions answered with
-text, image and audio items); the others are the revisions with elicitation."""
-
-_PROPOSED_BY_HAND = frozenset({"2025-03-26", "2025-06-18"})
 
 # Methods whose 2026-07-28 results carry `resultType`; absent means complete (SEP-2322).
 _RESULT_TYPED = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -150,7 +145,7 @@ class ElicitingClient:
             raise ValueError(
                 f"protocol must be one of {', '.join(PROTOCOL_CHOICES)}, not {protocol!r}"
             )
-        if protocol in _PROPOSED_BY_HAND and not handler.modes.form:
+        if protocol in PROPOSED_BY_HAND and not handler.modes.form:
             raise ValueError(f"{protocol} has form mode only, and this handler does not offer it")
         if (sign_in or headers) and not isinstance(server, str):
             raise ValueError("sign_in and headers are for a server given by its http(s):// URL")
@@ -199,7 +194,7 @@ class ElicitingClient:
                 server = streamable_http_client(server, http_client=http)
             client = _sdk.ElicitingSdkClient(
                 server,
-                mode="auto" if self.protocol in ("auto", "2026-07-28") else "legacy",
+                mode=sdk_client_mode(self.protocol),
                 read_timeout_seconds=self.read_timeout,
                 elicitation_callback=functools.partial(self.handler, local=self.local),
                 message_handler=self._on_message,
@@ -301,7 +296,7 @@ class ElicitingClient:
                 attempts += 1
                 asking = asking_of(self.sdk.session, required_by=name, local=self.local)
                 if _draft(requests):
-                    asking = replace(asking, revision=ProtocolVersion.URL_DRAFT)
+                    asking = replace(asking, revision=Revision.URL_DRAFT)
                 tracker = self._track if _draft(requests) else None
                 if not await self.handler.obtain(requests, asking, tracker=tracker):
                     raise
@@ -340,7 +335,7 @@ class ElicitingClient:
         params = track_request_params(
             request.elicitation_id,
             f"track-{request.elicitation_id}",
-            revision=ProtocolVersion.URL_DRAFT,
+            revision=Revision.URL_DRAFT,
         )
         await client.dispatcher.send_raw_request(
             ELICITATION_TRACK, params, {"on_progress": progress}
@@ -376,7 +371,7 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
 
 
 def _draft(requests: list[ElicitationRequest]) -> bool:
-    return any(r.revision_hint == ProtocolVersion.URL_DRAFT.value for r in requests)
+    return any(r.revision_hint == Revision.URL_DRAFT.value for r in requests)
 
 
 def unpooled_http_client(
@@ -411,7 +406,7 @@ class _Hooks:
     def proposed_version(self) -> str | None:
         # SDK: `initialize` always proposes its newest handshake version.
         protocol = self._owner.protocol
-        return protocol if protocol in _PROPOSED_BY_HAND else None
+        return protocol if protocol in PROPOSED_BY_HAND else None
 
     def capabilities(
         self, version: str, declared: types.ClientCapabilities
@@ -598,7 +593,7 @@ def _capability(
 ) -> types.ElicitationCapability | None:
     if not (modes.form or modes.url):
         return None
-    if proposed in _PROPOSED_BY_HAND:
+    if proposed in PROPOSED_BY_HAND:
         return types.ElicitationCapability()  # `elicitation: {}`: those revisions have no modes
     return types.ElicitationCapability(
         form=types.FormElicitationCapability() if modes.form else None,

@@ -54,15 +54,15 @@ from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
     ProtocolProblem,
-    ProtocolVersion,
     early_result,
     elicit_result,
     invalid_params_error,
-    negotiated_revision,
     parse_elicitation_params,
+    rules_for,
     undeclared_mode_problem,
 )
 from mcp_elicit.protocol.revisions import EARLY_DRAFT
+from mcp_elicit.revisions import Revision, negotiated_revision
 from mcp_elicit.urls import Verdict, check_url
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class Asking:
     machine as this user (see :attr:`Policy.loopback_for_local_servers`)."""
 
     server: str
-    revision: ProtocolVersion
+    revision: Revision
     required_by: str | None = None
     local: bool = False
 
@@ -226,10 +226,10 @@ class ElicitationHandler:
             isinstance(parsed, list)
             and isinstance(params, Mapping)
             and params.get("mode") == "url"
-            and not asking.revision.rules.has_url_mode
+            and not rules_for(asking.revision).has_url_mode
         ):
             # A server from the URL-mode draft era, on a session that negotiated 2025-06-18.
-            draft = parse_elicitation_params(params, revision=ProtocolVersion.URL_DRAFT)
+            draft = parse_elicitation_params(params, revision=Revision.URL_DRAFT)
             if not isinstance(draft, list):
                 quirk = f"URL mode on {asking.revision.value}: read as the URL-mode draft"
                 return _with_quirk(draft, quirk)
@@ -273,7 +273,7 @@ class ElicitationHandler:
             # A later revision's keyword (a default on 2025-06-18, say): we can show it, so we
             # accept it, say so, and answer in the shapes the server used.
             event.setdefault("quirks", []).extend(later)
-        answer_revision = ProtocolVersion.V2025_11_25 if later else asking.revision
+        answer_revision = Revision.V2025_11_25 if later else asking.revision
         # lint_schema's order: the message's findings first, then the schema's.
         findings = _for_people(lint_schema(None, message=request.message)) + schema_findings
         event["fields"] = [f.name for f in form]
@@ -363,7 +363,7 @@ class ElicitationHandler:
         if (
             retry_links is not None
             and input_key is not None
-            and asking.revision.rules.completion == "retry"
+            and rules_for(asking.revision).completion == "retry"
         ):
             retry_links[input_key] = replace(prompt, held=True)
         return elicit_result("accept", revision=asking.revision, mode="url")
@@ -612,13 +612,13 @@ def asking_of(
     return Asking(name, revision_of(session.protocol_version), required_by, local)
 
 
-def revision_of(version: str | None) -> ProtocolVersion:
+def revision_of(version: str | None) -> Revision:
     """The elicitation revision whose rules apply to a negotiated protocol version (the SDK
     reads a session without one as 2025-11-25). Liberal: a version older than elicitation is
     read as its first revision."""
     if version is None:
-        return ProtocolVersion.V2025_11_25
-    return negotiated_revision(version) or ProtocolVersion.V2025_06_18
+        return Revision.V2025_11_25
+    return negotiated_revision(version) or Revision.V2025_06_18
 
 
 def _outcome(result: Mapping[str, Any]) -> str:

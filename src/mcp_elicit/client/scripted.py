@@ -47,10 +47,12 @@ from mcp_elicit.client.prompts import (
 )
 from mcp_elicit.forms import JSONValue
 from mcp_elicit.i18n import _
+from mcp_elicit.protocol import rules_for
+from mcp_elicit.revisions import Revision
 
 _KEYS = {"action", "content", "defaults", "attach"}
 # Revisions in which the server signals completion of a URL elicitation.
-_SIGNALLED = frozenset({"2025-11-25", "url-draft"})
+_SIGNALLED = frozenset(r for r in Revision if rules_for(r).completion in ("notification", "track"))
 
 
 class AnswersError(ValueError):

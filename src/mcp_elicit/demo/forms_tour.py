@@ -23,6 +23,7 @@ from mcp_elicit.forms import (
     schema_of,
 )
 from mcp_elicit.i18n import _, ngettext, text_width
+from mcp_elicit.revisions import RELEASED, Revision
 
 
 class Room(Enum):
@@ -59,17 +60,23 @@ def run(out: TextIO) -> None:
     title = _("mcp-elicit — a tour of the forms core")
     say(title)
     say("=" * (text_width(title) + 1))
-    say("\n" + _("1. A Python dataclass becomes a requestedSchema (2025-11-25 shapes):") + "\n")
-    schema = schema_of(Booking, revision="2025-11-25")
+    say(
+        "\n"
+        + _("1. A Python dataclass becomes a requestedSchema ({revision} shapes):").format(
+            revision=Revision.V2025_11_25
+        )
+        + "\n"
+    )
+    schema = schema_of(Booking, revision=Revision.V2025_11_25)
     show(schema)
-    again = schema_of(Booking, revision="2025-11-25")
+    again = schema_of(Booking, revision=Revision.V2025_11_25)
     say(
         "\n   "
         + _("asked again, it is the same cached object: {same}").format(same=again is schema)
     )
 
     say("\n" + _("2. Checking it against each revision:"))
-    for revision in ("2025-06-18", "2025-11-25", "2026-07-28"):
+    for revision in RELEASED:
         found = check_schema(schema, revision=revision)
         verdict = (
             ngettext("{n} problem", "{n} problems", len(found)).format(n=len(found))
@@ -81,17 +88,19 @@ def run(out: TextIO) -> None:
 
     say(
         "\n"
-        + _("3. Converting to 2025-06-18: titled options become enumNames; multi-select cannot go:")
+        + _(
+            "3. Converting to {revision}: titled options become enumNames; multi-select cannot go:"
+        ).format(revision=Revision.V2025_06_18)
     )
     try:
-        convert(schema, to="2025-06-18")
+        convert(schema, to=Revision.V2025_06_18)
     except ConversionError as exc:
         say(f"   ConversionError: {exc}")
     without_extras = {
         **schema,
         "properties": {k: v for k, v in schema["properties"].items() if k != "extras"},
     }
-    show(convert(without_extras, to="2025-06-18")["properties"]["room"])
+    show(convert(without_extras, to=Revision.V2025_06_18)["properties"]["room"])
 
     say("\n" + _("4. The form model a renderer draws:"))
     form = Form.from_schema(schema)

@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
 from mcp_elicit.i18n import N_, _
+from mcp_elicit.revisions import LATEST, Revision
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,9 @@ STEPS: tuple[Step, ...] = (
             "asks for extras, several at once."
         ),
         intro_for={
-            "2025-06-18": N_(
+            Revision.V2025_06_18: N_(
                 "Hotel MCP asks for your stay with one form: a date and a choice with\n"
-                "titles. 2025-06-18 allows defaults on booleans only, so the server sends just\n"
+                "titles. {revision} allows defaults on booleans only, so the server sends just\n"
                 "that one, and it has no multi-select: the extras question is skipped, and the\n"
                 "server says so instead of sending something this revision cannot express."
             )
@@ -73,10 +74,10 @@ STEPS: tuple[Step, ...] = (
             "browser to the server, which stores it encrypted in its SQLite store."
         ),
         intro_for={
-            "2025-06-18": N_(
-                "The weather service needs an API key. 2025-06-18 has no URL mode,\n"
+            Revision.V2025_06_18: N_(
+                "The weather service needs an API key. {revision} has no URL mode,\n"
                 "and a key must never be asked for in a form: watch the server refuse, with a\n"
-                "message that says why. (Run the demo with --protocol 2025-11-25 or 2026-07-28\n"
+                "message that says why. (Run the demo with --protocol {url_mode} or {newest}\n"
                 "to see the page.)"
             )
         },
@@ -119,7 +120,13 @@ async def run_steps(
                 number=number, total=len(steps), title=_(step.title), tool=step.tool
             )
         )
-        say(_(step.intro_for.get(revision, step.intro)))
+        # What a revision does differently is said in its words; a version is a field.
+        intro = step.intro_for.get(revision)
+        say(
+            _(intro).format(revision=revision, url_mode=Revision.V2025_11_25, newest=LATEST)
+            if intro is not None
+            else _(step.intro)
+        )
         if not await pause(_("Press Enter to call {tool}… ").format(tool=step.tool)):
             return False
         say(describe_result(await call(client, step.tool, step.arguments)))

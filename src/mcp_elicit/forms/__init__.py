@@ -17,7 +17,7 @@ from mcp_elicit.forms.form import Form
 from mcp_elicit.forms.linting import lint_schema
 from mcp_elicit.forms.markers import Description, Email, Format, NotSecret, Pattern, Title, Url
 from mcp_elicit.forms.problems import ConversionError, InvalidSchema, Problem, SchemaBuildError
-from mcp_elicit.forms.revisions import LATEST, Revision
+from mcp_elicit.revisions import LATEST, Revision
 
 __all__ = [
     "LATEST",

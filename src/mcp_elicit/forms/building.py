@@ -39,10 +39,11 @@ from mcp_elicit.forms.fields import FORMAT_KINDS, Choice, Field, FieldKind, JSON
 from mcp_elicit.forms.markers import Description, Format, Pattern, Title
 from mcp_elicit.forms.problems import ConversionError, SchemaBuildError
 from mcp_elicit.forms.rendering import render_schema
-from mcp_elicit.forms.revisions import LATEST, Revision
+from mcp_elicit.forms.revisions import schema_rules
 from mcp_elicit.forms.values import check_value
 from mcp_elicit.i18n import language
 from mcp_elicit.i18n.catalogs import SOURCE_LANGUAGE
+from mcp_elicit.revisions import LATEST, Revision
 
 _SCHEMAS: dict[tuple[Any, Any], dict[str, Any]] = {}
 _FIELDS: dict[Any, tuple[Field, ...]] = {}
@@ -85,7 +86,7 @@ def _build(tp: Any, revision: Revision) -> dict[str, Any]:
         # A SchemaBuildError is for the type's author (a developer): in English, whatever
         # language the process shows people.
         with language(SOURCE_LANGUAGE):
-            return render_schema(fields, revision.rules)
+            return render_schema(fields, schema_rules(revision))
     except ConversionError as exc:
         raise SchemaBuildError(exc.field, exc.reason, owner=_name(tp)) from None
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from mcp_elicit.forms.problems import Problem
 from mcp_elicit.forms.reading import read_schema
-from mcp_elicit.forms.revisions import Revision
+from mcp_elicit.forms.revisions import schema_rules
+from mcp_elicit.revisions import Revision
 
 
 def check_schema(schema: Any, *, revision: Revision | str) -> list[Problem]:
@@ -15,4 +16,4 @@ def check_schema(schema: Any, *, revision: Revision | str) -> list[Problem]:
     Only that revision's keywords and shapes are accepted (``pattern`` is tolerated; see
     ``lint_schema`` for what a person should be told). Never raises on any JSON input.
     """
-    return read_schema(schema, Revision.parse(revision).rules).problems
+    return read_schema(schema, schema_rules(revision)).problems

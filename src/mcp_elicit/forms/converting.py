@@ -7,7 +7,8 @@ from typing import Any
 from mcp_elicit.forms.problems import InvalidSchema
 from mcp_elicit.forms.reading import read_schema
 from mcp_elicit.forms.rendering import render_schema
-from mcp_elicit.forms.revisions import Revision
+from mcp_elicit.forms.revisions import schema_rules
+from mcp_elicit.revisions import Revision
 
 
 def convert(schema: Any, *, to: Revision | str) -> dict[str, Any]:
@@ -23,4 +24,4 @@ def convert(schema: Any, *, to: Revision | str) -> dict[str, Any]:
     reading = read_schema(schema, None)
     if reading.problems:
         raise InvalidSchema(reading.problems)
-    return render_schema(reading.fields, target.rules, dollar_schema=reading.dollar_schema)
+    return render_schema(reading.fields, schema_rules(target), dollar_schema=reading.dollar_schema)

@@ -13,10 +13,11 @@ from typing import Any
 from mcp_elicit.forms.fields import Choice, Field, FieldKind, JSONValue
 from mcp_elicit.forms.problems import InvalidSchema, Problem
 from mcp_elicit.forms.reading import read_schema
-from mcp_elicit.forms.revisions import Revision
+from mcp_elicit.forms.revisions import schema_rules
 from mcp_elicit.forms.validation import Validator
 from mcp_elicit.forms.values import check_value
 from mcp_elicit.i18n import _
+from mcp_elicit.revisions import Revision
 
 _TRUE = frozenset({"y", "yes", "true", "t", "1", "on"})
 _FALSE = frozenset({"n", "no", "false", "f", "0", "off"})
@@ -114,7 +115,7 @@ def _cached(key: str, revision: Revision | None) -> Form:
 
 
 def _read(schema: Any, revision: Revision | None) -> Form:
-    reading = read_schema(schema, None if revision is None else revision.rules)
+    reading = read_schema(schema, None if revision is None else schema_rules(revision))
     if reading.problems:
         raise InvalidSchema(reading.problems)
     return Form(reading.fields)

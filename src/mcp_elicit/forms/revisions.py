@@ -12,43 +12,17 @@ per every revision's ``basic/index.mdx``), not the prose examples.
   SEP-1330) and a top-level ``$schema``.
 - 2026-07-28 (= ``draft`` today): the same schema subset as 2025-11-25.
 
+The revisions themselves (their names, aliases, the released list) are
+:mod:`mcp_elicit.revisions`; this module keys its table by that enum.
+
 ``pattern`` is in no revision's ``schema.ts``: it is tolerated everywhere, never required.
 """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
-
-class Revision(enum.Enum):
-    """A protocol revision, named by its version string."""
-
-    V2025_06_18 = "2025-06-18"
-    URL_DRAFT = "url-draft"  # SEP-1036 (URL mode + elicitation/track + -32604), never released
-    V2025_11_25 = "2025-11-25"
-    V2026_07_28 = "2026-07-28"
-
-    @classmethod
-    def parse(cls, value: Revision | str) -> Revision:
-        """Accept a ``Revision`` or its name; ``draft`` means the current draft (= 2026-07-28)."""
-        if isinstance(value, Revision):
-            return value
-        if not isinstance(value, str):
-            raise TypeError(f"revision must be a str or Revision, not {type(value).__name__}")
-        key = value.strip().lower()
-        found = _ALIASES.get(key)
-        if found is None:
-            names = ", ".join(sorted(_ALIASES))
-            raise ValueError(f"unknown revision {value!r}: expected one of {names}")
-        return found
-
-    @property
-    def rules(self) -> SchemaRules:
-        return _RULES[self]
-
-    def __str__(self) -> str:
-        return self.value
+from mcp_elicit.revisions import RELEASED, Revision
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +33,6 @@ class SchemaRules:
     titled_single_select: bool  # ``oneOf: [{const, title}]``
     multi_select: bool  # ``type: array`` with enum items
     dollar_schema: bool  # top-level ``$schema``
-    array_content: bool  # ``ElicitResult.content`` may hold ``string[]``
 
 
 _OLD = SchemaRules(
@@ -67,14 +40,12 @@ _OLD = SchemaRules(
     titled_single_select=False,
     multi_select=False,
     dollar_schema=False,
-    array_content=False,
 )
 _NEW = SchemaRules(
     defaults_on_all_types=True,
     titled_single_select=True,
     multi_select=True,
     dollar_schema=True,
-    array_content=True,
 )
 
 _RULES: dict[Revision, SchemaRules] = {
@@ -84,23 +55,15 @@ _RULES: dict[Revision, SchemaRules] = {
     Revision.V2026_07_28: _NEW,
 }
 
-_ALIASES: dict[str, Revision] = {
-    "2025-06-18": Revision.V2025_06_18,
-    "url-draft": Revision.URL_DRAFT,
-    "sep-1036": Revision.URL_DRAFT,
-    "2025-11-25": Revision.V2025_11_25,
-    "2026-07-28": Revision.V2026_07_28,
-    "draft": Revision.V2026_07_28,
-    "latest": Revision.V2026_07_28,
-}
 
-LATEST = Revision.V2026_07_28
-REVISION_NAMES: tuple[str, ...] = tuple(_ALIASES)
+def schema_rules(revision: Revision | str) -> SchemaRules:
+    """What ``revision``'s ``requestedSchema`` may contain (a revision or any of its names)."""
+    return _RULES[Revision.parse(revision)]
 
 
 def first_revision_with(feature: str) -> str:
     """The first released revision that has ``feature`` (an attribute of SchemaRules)."""
-    for revision in (Revision.V2025_06_18, Revision.V2025_11_25, Revision.V2026_07_28):
-        if getattr(revision.rules, feature):
+    for revision in RELEASED:
+        if getattr(_RULES[revision], feature):
             return str(revision)
     raise ValueError(feature)  # pragma: no cover - a programming error

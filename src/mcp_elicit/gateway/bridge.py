@@ -32,12 +32,13 @@ from mcp_elicit.protocol import (
     ElicitationRequest,
     ElicitResult,
     ProtocolProblem,
-    ProtocolVersion,
     elicit_result,
     invalid_params_error,
     parse_elicit_result,
     parse_elicitation_params,
+    rules_for,
 )
+from mcp_elicit.revisions import Revision
 from mcp_elicit.urls import DEFAULT_POLICY, UrlPolicy, UrlVerdict, check_url
 
 VERDICT_META = "io.github.mcp-elicit/url-verdict"
@@ -92,7 +93,7 @@ class Checks:
     audit: AuditLog | None = field(default=None, compare=False)
 
 
-def read_question(params: Any, revision: ProtocolVersion | str) -> ElicitationRequest:
+def read_question(params: Any, revision: Revision | str) -> ElicitationRequest:
     """The question in ``params`` (an ``elicitation/create``'s, in ``revision``); ``Refused``
     with -32602 and every problem when it is not one."""
     parsed = parse_elicitation_params(params, revision=revision)
@@ -116,7 +117,7 @@ class Bridge:
     def question_for(
         self,
         request: ElicitationRequest,
-        revision: ProtocolVersion,
+        revision: Revision,
         modes: ElicitationModes,
     ) -> dict[str, Any]:
         """``request`` as ``elicitation/create`` params for a client of ``revision`` that
@@ -131,7 +132,7 @@ class Bridge:
                     ),
                 }
             )
-        if request.mode == "url" and not revision.rules.has_url_mode:
+        if request.mode == "url" and not rules_for(revision).has_url_mode:
             raise Refused({"code": INVALID_REQUEST, "message": f"{revision} has no URL mode"})
         try:
             if request.mode == "form" and request.requested_schema is not None:
@@ -153,7 +154,7 @@ class Bridge:
         return params
 
     def read_answer(
-        self, raw: Any, request: ElicitationRequest, revision: ProtocolVersion | str
+        self, raw: Any, request: ElicitationRequest, revision: Revision | str
     ) -> ElicitResult:
         """The client's answer to ``request``, read in ``revision`` and checked against the
         question's schema; ``BadAnswer`` when it does not fit."""
@@ -203,7 +204,7 @@ def _verdict(url: str, policy: UrlPolicy) -> UrlVerdict:
 
 
 def answer_for(
-    answer: ElicitResult, request: ElicitationRequest, revision: ProtocolVersion | str
+    answer: ElicitResult, request: ElicitationRequest, revision: Revision | str
 ) -> dict[str, Any]:
     """``answer`` as the ``ElicitResult`` a server of ``revision`` reads."""
     content = answer.content if answer.action == "accept" and request.mode == "form" else None

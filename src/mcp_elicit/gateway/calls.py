@@ -56,20 +56,20 @@ from mcp_elicit.protocol import (
     ElicitationRequest,
     ElicitResult,
     InputRequired,
-    ProtocolVersion,
     input_required_result,
     parse_input_required_result,
     parse_url_required_error,
     retry_params,
+    rules_for,
     url_required_error,
 )
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
+from mcp_elicit.revisions import Revision
 from mcp_elicit.server.peer import Peer, peer_of_request
 
 logger = logging.getLogger(__name__)
 
 ASKING_METHODS = ("tools/call", "prompts/get", "resources/read")
-R3 = ProtocolVersion.V2026_07_28
 _OURS_IN_META = ("io.modelcontextprotocol/", "progressToken")
 LINK_WAIT = 120.0
 """How long a 2026-07-28 client's retry after a -32042 link waits for the upstream's
@@ -117,16 +117,16 @@ class Calls:
     async def call(self, ctx: ServerRequestContext[Any, Any], method: str) -> dict[str, Any]:
         down = peer_of_request(ctx, url_draft=self.url_draft)
         if self.upstream.rounds:
-            if down.revision is R3:
+            if down.revision is Revision.V2026_07_28:
                 return await self.relay_rounds(ctx, down, method)
             return await self.push_rounds(ctx, down, method)
-        if down.revision is R3:
+        if down.revision is Revision.V2026_07_28:
             return await self.hold(ctx, down, method)
         return await self.relay_push(ctx, down, method)
 
     @property
-    def _up_revision(self) -> ProtocolVersion:
-        return ProtocolVersion(self.upstream.version)
+    def _up_revision(self) -> Revision:
+        return Revision(self.upstream.version)
 
     # -- asking the person on a push-era client ------------------------------------------
 
@@ -151,7 +151,7 @@ class Calls:
         """Remember a link sent to a push-era client: to pass its completion notice on
         (2025-11-25), or to answer its ``elicitation/track`` (the URL-mode draft)."""
         assert down.revision is not None
-        notified = down.revision.rules.completion == "notification"
+        notified = rules_for(down.revision).completion == "notification"
         session = ctx.session if notified else None
         self.links.watch(elicitation_id, session, request_id, owner=owner_of(ctx))
 
@@ -163,9 +163,7 @@ class Calls:
         )
         return True
 
-    def _checked(
-        self, raw: Any, request: ElicitationRequest, revision: ProtocolVersion
-    ) -> ElicitResult:
+    def _checked(self, raw: Any, request: ElicitationRequest, revision: Revision) -> ElicitResult:
         try:
             answer = self.bridge.read_answer(raw, request, revision)
         except BadAnswer as bad:
@@ -224,7 +222,7 @@ class Calls:
         requests = parse_url_required_error(raw)
         if requests is None:
             return error
-        if down.revision is None or not down.revision.rules.required_error_code:
+        if down.revision is None or not rules_for(down.revision).required_error_code:
             return _mcp_error(
                 {
                     "code": INVALID_REQUEST,
@@ -235,7 +233,7 @@ class Calls:
         for request in requests:
             if request.elicitation_id:
                 self._watch(request.elicitation_id, ctx, down, None)
-        if raw.get("code") == down.revision.rules.required_error_code:
+        if raw.get("code") == rules_for(down.revision).required_error_code:
             return error
         converted = url_required_error(
             requests, revision=down.revision, message=str(raw.get("message") or "")
@@ -268,7 +266,7 @@ class Calls:
             current = held.current
             if current is not None and current.key == key and key in responses:
                 try:
-                    answer = self._checked(responses[key], current.request, R3)
+                    answer = self._checked(responses[key], current.request, Revision.V2026_07_28)
                 except BadAnswer as bad:  # never sent upstream: the held call is given up
                     held.expire()
                     self.held.forget(held)
@@ -313,7 +311,7 @@ class Calls:
             key = f"link{number}"
             asked[key] = {
                 "method": ELICITATION_CREATE,
-                "params": self.bridge.question_for(request, R3, down.modes),
+                "params": self.bridge.question_for(request, Revision.V2026_07_28, down.modes),
             }
             links[key] = request.elicitation_id or ""
             if request.elicitation_id:
@@ -366,7 +364,9 @@ class Calls:
                 request = read_question(raw, up)
                 if self._blocked(request):
                     return CANCEL
-                shown = self.bridge.question_for(request, R3, down.modes)  # refused here
+                shown = self.bridge.question_for(
+                    request, Revision.V2026_07_28, down.modes
+                )  # refused here
             except Refused as refused:
                 raise _mcp_error(refused.error) from None
             answer: dict[str, Any] = await held.ask(request, shown)
@@ -463,7 +463,7 @@ class Calls:
                 continue
             if request.mode == "url" and answer.action == "accept":
                 links.accept(key, request)
-            responses[key] = answer_for(answer, request, R3)
+            responses[key] = answer_for(answer, request, Revision.V2026_07_28)
         return responses, new
 
     async def _complete_downstream(
@@ -472,7 +472,7 @@ class Calls:
         """The 2026-07-28 server stopped asking for the link, so its flow is done: a 2025-11-25
         client is sent the notice (written by the gateway), a draft client's track returns."""
         self.links.resolved(elicitation_id)
-        if down.revision is not None and down.revision.rules.completion == "notification":
+        if down.revision is not None and rules_for(down.revision).completion == "notification":
             await ctx.session.send_elicit_complete(
                 elicitation_id, related_request_id=ctx.request_id
             )
@@ -491,10 +491,10 @@ class Calls:
             for key, request in asked.items():
                 if key in responses:
                     try:
-                        answer = self._checked(responses[key], request, R3)
+                        answer = self._checked(responses[key], request, Revision.V2026_07_28)
                     except BadAnswer as bad:  # never sent upstream: the rounds end here
                         return bad.result_for(method)
-                    checked[key] = answer_for(answer, request, R3)
+                    checked[key] = answer_for(answer, request, Revision.V2026_07_28)
             params["inputResponses"] = checked
         result = await self.upstream.request(method, params, down.modes)
         parsed = parse_input_required_result(result)
@@ -509,7 +509,7 @@ class Calls:
                     "The server asked the person to open a link this gateway's policy blocks",
                 )
             try:
-                params_shown = self.bridge.question_for(request, R3, down.modes)
+                params_shown = self.bridge.question_for(request, Revision.V2026_07_28, down.modes)
             except Refused as refused:
                 raise _mcp_error(refused.error) from None
             shown[key] = {"method": ELICITATION_CREATE, "params": params_shown}

@@ -44,7 +44,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit import _sdk
-from mcp_elicit.client.connection import PROTOCOL_CHOICES, unpooled_http_client
+from mcp_elicit.client.connection import unpooled_http_client
 from mcp_elicit.protocol import (
     NO_MODES,
     ElicitationModes,
@@ -52,6 +52,7 @@ from mcp_elicit.protocol import (
     parse_elicitation_complete,
 )
 from mcp_elicit.protocol.codes import META_CLIENT_CAPABILITIES
+from mcp_elicit.revisions import UPSTREAM_CHOICES, Revision, sdk_client_mode
 
 logger = logging.getLogger(__name__)
 
@@ -123,8 +124,8 @@ class Upstream:
         client_info: types.Implementation | None = None,
         idle_per_modes: int = IDLE_PER_MODES,
     ) -> None:
-        if protocol not in PROTOCOL_CHOICES or protocol == "2025-03-26":
-            choices = ", ".join(p for p in PROTOCOL_CHOICES if p != "2025-03-26")
+        if protocol not in UPSTREAM_CHOICES:
+            choices = ", ".join(UPSTREAM_CHOICES)
             raise ValueError(f"the upstream protocol must be one of {choices}, not {protocol!r}")
         if headers and not isinstance(target, str):
             raise ValueError("headers are for an upstream given by its http(s):// URL")
@@ -242,7 +243,7 @@ class Upstream:
         protocol = self.protocol
         client = _sdk.ElicitingSdkClient(
             target,
-            mode="auto" if protocol in ("auto", "2026-07-28") else "legacy",
+            mode=sdk_client_mode(protocol),
             elicitation_callback=_never_called,
             message_handler=self._on_message,
             client_info=self.client_info,
@@ -293,7 +294,7 @@ class _Hooks:
 
     @property
     def proposed_version(self) -> str | None:
-        return self._protocol if self._protocol == "2025-06-18" else None
+        return self._protocol if self._protocol == Revision.V2025_06_18 else None
 
     def capabilities(
         self, version: str, declared: types.ClientCapabilities

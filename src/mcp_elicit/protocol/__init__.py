@@ -11,8 +11,8 @@ Strict in what we send, liberal in what we accept, and we say what we accepted:
 - :data:`RULES` says what each revision allows; :mod:`.capabilities` reads and writes the
   ``elicitation`` capability.
 
-Revisions are named by their version strings: ``"2025-06-18"``, ``"url-draft"`` (SEP-1036),
-``"2025-11-25"``, ``"2026-07-28"`` (``"draft"`` is an alias of the last).
+Revisions are :class:`mcp_elicit.revisions.Revision` (re-exported here): a revision or any of
+its names is accepted wherever one is asked for.
 """
 
 from mcp_elicit.protocol import codes
@@ -58,25 +58,14 @@ from mcp_elicit.protocol.mrtr import (
     retry_params,
 )
 from mcp_elicit.protocol.problems import ProtocolProblem
-from mcp_elicit.protocol.revisions import (
-    EARLY_DRAFT,
-    EARLY_DRAFT_VERSION,
-    RELEASED,
-    RULES,
-    ProtocolVersion,
-    RevisionRules,
-    negotiated_revision,
-    parse_protocol_version,
-    rules_for,
-)
+from mcp_elicit.protocol.revisions import EARLY_DRAFT, RULES, RevisionRules, rules_for
+from mcp_elicit.revisions import Revision
 
 __all__ = [
     "EARLY_DRAFT",
-    "EARLY_DRAFT_VERSION",
     "FORM_AND_URL",
     "FORM_ONLY",
     "NO_MODES",
-    "RELEASED",
     "RULES",
     "ContentItem",
     "ElicitResult",
@@ -84,7 +73,7 @@ __all__ = [
     "ElicitationRequest",
     "InputRequired",
     "ProtocolProblem",
-    "ProtocolVersion",
+    "Revision",
     "RevisionRules",
     "capabilities_for",
     "capabilities_from_request",
@@ -99,14 +88,12 @@ __all__ = [
     "invalid_params_error",
     "missing_capability_error",
     "modes_from_capabilities",
-    "negotiated_revision",
     "parse_elicit_request",
     "parse_elicit_result",
     "parse_elicitation_complete",
     "parse_elicitation_params",
     "parse_input_required_result",
     "parse_missing_capability_error",
-    "parse_protocol_version",
     "parse_url_required_error",
     "read_content_items",
     "request_meta",

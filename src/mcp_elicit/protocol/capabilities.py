@@ -17,7 +17,7 @@ from mcp_elicit.protocol.codes import (
     META_CLIENT_INFO,
     META_PROTOCOL_VERSION,
 )
-from mcp_elicit.protocol.revisions import ProtocolVersion, parse_protocol_version
+from mcp_elicit.revisions import Revision
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,20 +41,20 @@ FORM_AND_URL = ElicitationModes(form=True, url=True)
 
 
 def modes_from_capabilities(
-    capabilities: Mapping[str, Any] | None, revision: ProtocolVersion | str
+    capabilities: Mapping[str, Any] | None, revision: Revision | str
 ) -> ElicitationModes:
     """The modes a client declared in its ``ClientCapabilities`` object.
 
     Liberal: a non-object ``elicitation`` value counts as ``{}`` (form only); mode keys a
     revision does not have (``url`` in 2025-06-18) are ignored.
     """
-    version = parse_protocol_version(revision)
+    version = Revision.parse(revision)
     if not isinstance(capabilities, Mapping):
         return NO_MODES
     declared = capabilities.get("elicitation")
     if declared is None:
         return NO_MODES
-    if not isinstance(declared, Mapping) or version is ProtocolVersion.V2025_06_18:
+    if not isinstance(declared, Mapping) or version is Revision.V2025_06_18:
         return FORM_ONLY
     form, url = "form" in declared, "url" in declared
     if not form and not url:
@@ -62,13 +62,13 @@ def modes_from_capabilities(
     return ElicitationModes(form=form, url=url)
 
 
-def capabilities_for(modes: ElicitationModes, revision: ProtocolVersion | str) -> dict[str, Any]:
+def capabilities_for(modes: ElicitationModes, revision: Revision | str) -> dict[str, Any]:
     """Exactly the ``ClientCapabilities`` entries a client with these modes declares.
 
     ``{}`` when there is nothing to declare (no mode, or URL only on 2025-06-18).
     """
-    version = parse_protocol_version(revision)
-    if version is ProtocolVersion.V2025_06_18:
+    version = Revision.parse(revision)
+    if version is Revision.V2025_06_18:
         return {"elicitation": {}} if modes.form else {}
     declared: dict[str, Any] = {}
     if modes.form:
@@ -82,7 +82,7 @@ def request_meta(
     capabilities: Mapping[str, Any],
     *,
     client_info: Mapping[str, Any] | None = None,
-    protocol_version: str = ProtocolVersion.V2026_07_28.value,
+    protocol_version: str = Revision.V2026_07_28.value,
 ) -> dict[str, Any]:
     """The ``_meta`` a 2026-07-28 request carries: protocol version and capabilities."""
     meta: dict[str, Any] = {

@@ -25,11 +25,12 @@ from mcp_elicit.protocol.codes import (
 )
 from mcp_elicit.protocol.messages import ElicitationRequest, parse_elicitation_params
 from mcp_elicit.protocol.problems import ProtocolProblem
-from mcp_elicit.protocol.revisions import ProtocolVersion, parse_protocol_version
+from mcp_elicit.protocol.revisions import rules_for
+from mcp_elicit.revisions import Revision
 
 _REQUIRED_CODES = {
-    URL_ELICITATION_REQUIRED: ProtocolVersion.V2025_11_25,
-    ELICITATION_REQUIRED_DRAFT: ProtocolVersion.URL_DRAFT,
+    URL_ELICITATION_REQUIRED: Revision.V2025_11_25,
+    ELICITATION_REQUIRED_DRAFT: Revision.URL_DRAFT,
 }
 
 
@@ -41,7 +42,7 @@ def error_response(request_id: str | int | None, error: Mapping[str, Any]) -> di
 def url_required_error(
     elicitations: Sequence[ElicitationRequest | Mapping[str, Any]],
     *,
-    revision: ProtocolVersion | str,
+    revision: Revision | str,
     message: str = "This request requires more information.",
 ) -> dict[str, Any]:
     """The "URL elicitation required" error: -32042 (2025-11-25) or -32604 (url-draft).
@@ -50,11 +51,11 @@ def url_required_error(
     ``ValueError`` on 2025-06-18 (no URL mode) and 2026-07-28 (MUST NOT emit -32042: return an
     ``InputRequiredResult`` with a URL-mode input request instead).
     """
-    version = parse_protocol_version(revision)
-    code = version.rules.required_error_code
-    if version is ProtocolVersion.V2026_07_28:
+    version = Revision.parse(revision)
+    code = rules_for(version).required_error_code
+    if version is Revision.V2026_07_28:
         raise ValueError(
-            "2026-07-28 MUST NOT emit -32042: return an InputRequiredResult with a URL-mode "
+            f"{version} MUST NOT emit -32042: return an InputRequiredResult with a URL-mode "
             "elicitation/create input request instead"
         )
     if code is None:

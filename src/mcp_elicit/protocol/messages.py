@@ -22,7 +22,8 @@ from typing import Any, Literal
 from mcp_elicit.i18n import _
 from mcp_elicit.protocol.codes import ELICITATION_COMPLETE, ELICITATION_CREATE, META_OUTCOME
 from mcp_elicit.protocol.problems import ProtocolProblem
-from mcp_elicit.protocol.revisions import EARLY_DRAFT, ProtocolVersion, parse_protocol_version
+from mcp_elicit.protocol.revisions import EARLY_DRAFT, rules_for
+from mcp_elicit.revisions import Revision
 
 Mode = Literal["form", "url"]
 Action = Literal["accept", "decline", "cancel"]
@@ -44,13 +45,13 @@ class ElicitationRequest:
     accepted_quirks: tuple[str, ...] = ()
     meta: dict[str, Any] | None = field(default=None, compare=False)  # ``_meta`` (2025-11-25)
 
-    def to_params(self, revision: ProtocolVersion | str) -> dict[str, Any]:
+    def to_params(self, revision: Revision | str) -> dict[str, Any]:
         """This elicitation as ``params`` for a peer speaking ``revision`` (strict)."""
         if self.mode == "url":
             if self.url is None:
                 raise ValueError("a URL-mode elicitation needs a url")
-            version = parse_protocol_version(revision)
-            keep_id = version.rules.has_elicitation_id
+            version = Revision.parse(revision)
+            keep_id = rules_for(version).has_elicitation_id
             return url_request_params(
                 self.message,
                 self.url,
@@ -66,7 +67,7 @@ class ElicitationRequest:
 
 
 def parse_elicitation_params(
-    params: Any, *, revision: ProtocolVersion | str
+    params: Any, *, revision: Revision | str
 ) -> ElicitationRequest | list[ProtocolProblem]:
     """An ``elicitation/create`` request's ``params``, read as ``revision`` (liberally).
 
@@ -75,8 +76,8 @@ def parse_elicitation_params(
     (``requested_schema=None``), the url-draft's ``elicitionId`` spelling, and an
     ``elicitationId`` on 2026-07-28 (kept). Anything else wrong is a list of problems.
     """
-    version = parse_protocol_version(revision)
-    rules = version.rules
+    version = Revision.parse(revision)
+    rules = rules_for(version)
     if not isinstance(params, Mapping):
         return [ProtocolProblem("params_type", _("params must be an object"), "params")]
     problems: list[ProtocolProblem] = []
@@ -139,7 +140,7 @@ def parse_elicitation_params(
         url, elicitation_id, url_problems = _read_url_fields(params, version, quirks)
         problems.extend(url_problems)
         if "elicitionId" in params and "elicitationId" not in params:
-            hint = ProtocolVersion.URL_DRAFT.value
+            hint = Revision.URL_DRAFT.value
 
     if problems or not isinstance(message, str):
         return problems
@@ -177,7 +178,7 @@ def _read_schema(value: Any) -> tuple[dict[str, Any] | None, list[ProtocolProble
 
 
 def _read_url_fields(
-    params: Mapping[str, Any], version: ProtocolVersion, quirks: list[str]
+    params: Mapping[str, Any], version: Revision, quirks: list[str]
 ) -> tuple[str | None, str | None, list[ProtocolProblem]]:
     problems: list[ProtocolProblem] = []
     url = params.get("url")
@@ -199,7 +200,7 @@ def _read_url_fields(
             ProtocolProblem("elicitation_id_type", _("{key} must be a string").format(key=key), key)
         )
         elicitation_id = None
-    if version.rules.has_elicitation_id and not elicitation_id:
+    if rules_for(version).has_elicitation_id and not elicitation_id:
         problems.append(
             ProtocolProblem(
                 "elicitation_id_missing",
@@ -207,13 +208,13 @@ def _read_url_fields(
                 key,
             )
         )
-    elif elicitation_id and not version.rules.has_elicitation_id:
+    elif elicitation_id and not rules_for(version).has_elicitation_id:
         quirks.append(f"elicitationId on {version}: kept, though this revision has none")
     return url, elicitation_id, problems
 
 
 def parse_elicit_request(
-    message: Any, *, revision: ProtocolVersion | str
+    message: Any, *, revision: Revision | str
 ) -> ElicitationRequest | list[ProtocolProblem]:
     """A whole ``elicitation/create``: a JSON-RPC request, or a 2026-07-28 input request."""
     if not isinstance(message, Mapping):
@@ -234,15 +235,15 @@ def parse_elicit_request(
 
 
 def form_request_params(
-    message: str, schema: Mapping[str, Any], *, revision: ProtocolVersion | str
+    message: str, schema: Mapping[str, Any], *, revision: Revision | str
 ) -> dict[str, Any]:
     """Form-mode ``params``: no ``mode`` on 2025-06-18, ``mode: "form"`` from then on."""
-    version = parse_protocol_version(revision)
+    version = Revision.parse(revision)
     _require_message(message)
     if not isinstance(schema, Mapping) or schema.get("type") != "object":
         raise ValueError('requestedSchema must be an object schema (type "object")')
     params: dict[str, Any] = {}
-    if version.rules.mode_field != "absent":
+    if rules_for(version).mode_field != "absent":
         params["mode"] = "form"
     params["message"] = message
     params["requestedSchema"] = copy.deepcopy(dict(schema))
@@ -254,12 +255,12 @@ def url_request_params(
     url: str,
     *,
     elicitation_id: str | None = None,
-    revision: ProtocolVersion | str,
+    revision: Revision | str,
 ) -> dict[str, Any]:
     """URL-mode ``params``. ``elicitation_id`` is required on url-draft and 2025-11-25 and
     refused on 2026-07-28 (correlate through ``requestState`` there)."""
-    version = parse_protocol_version(revision)
-    rules = version.rules
+    version = Revision.parse(revision)
+    rules = rules_for(version)
     if not rules.has_url_mode:
         raise ValueError(f"{version} has no URL mode: fall back to a tool error or text")
     _require_message(message)
@@ -281,13 +282,13 @@ def url_request_params(
 def elicit_request(
     params: Mapping[str, Any],
     *,
-    revision: ProtocolVersion | str,
+    revision: Revision | str,
     request_id: str | int | None = None,
 ) -> dict[str, Any]:
     """The whole request: a JSON-RPC request where servers push (needs ``request_id``), or
     the bare ``{method, params}`` input request of 2026-07-28 (takes none)."""
-    version = parse_protocol_version(revision)
-    if version.rules.push_requests:
+    version = Revision.parse(revision)
+    if rules_for(version).push_requests:
         if request_id is None:
             raise ValueError(f"a pushed request on {version} needs a request_id")
         return {
@@ -324,7 +325,7 @@ class ElicitResult:
 
 
 def parse_elicit_result(
-    result: Any, *, revision: ProtocolVersion | str, mode: Mode = "form"
+    result: Any, *, revision: Revision | str, mode: Mode = "form"
 ) -> ElicitResult | list[ProtocolProblem]:
     """An ``ElicitResult`` (the ``result`` member, or a 2026-07-28 input response), liberally.
 
@@ -332,7 +333,7 @@ def parse_elicit_result(
     with ``early_content``), ``"reject"`` as decline, stray ``content`` on decline, cancel or
     a URL-mode accept (dropped), and list answers on a revision without multi-select.
     """
-    version = parse_protocol_version(revision)
+    version = Revision.parse(revision)
     if not isinstance(result, Mapping):
         return [ProtocolProblem("result_type", _("a result must be an object"))]
     raw_content = result.get("content")
@@ -374,7 +375,7 @@ def parse_elicit_result(
                 problems.append(
                     ProtocolProblem("content_value", _("lists hold strings only"), where)
                 )
-            elif not version.rules.list_content:
+            elif not rules_for(version).list_content:
                 quirks.append(f"{where}: a list answer, which {version} does not define")
         elif not _is_primitive(value):
             problems.append(
@@ -415,7 +416,7 @@ def elicit_result(
     action: str,
     content: Mapping[str, Any] | None = None,
     *,
-    revision: ProtocolVersion | str,
+    revision: Revision | str,
     mode: Mode = "form",
 ) -> dict[str, Any]:
     """An ``ElicitResult`` exactly as ``revision`` defines it.
@@ -423,7 +424,7 @@ def elicit_result(
     Content only on a form-mode accept (where it is required); list answers only where the
     revision has multi-select. The early draft's shape is never produced.
     """
-    version = parse_protocol_version(revision)
+    version = Revision.parse(revision)
     if action not in ACTIONS:
         raise ValueError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
     if action != "accept" or mode == "url":
@@ -434,7 +435,7 @@ def elicit_result(
         raise ValueError("a form-mode accept needs content (an object)")
     for name, value in content.items():
         if isinstance(value, list):
-            if not version.rules.list_content:
+            if not rules_for(version).list_content:
                 raise ValueError(f"{name}: {version} has no list answers (multi-select)")
             if not all(isinstance(item, str) for item in value):
                 raise ValueError(f"{name}: list answers hold strings only")
@@ -446,12 +447,10 @@ def elicit_result(
 # -- URL-mode completion ---------------------------------------------------------------------
 
 
-def elicitation_complete_params(
-    elicitation_id: str, *, revision: ProtocolVersion | str
-) -> dict[str, Any]:
+def elicitation_complete_params(elicitation_id: str, *, revision: Revision | str) -> dict[str, Any]:
     """``notifications/elicitation/complete`` params; only 2025-11-25 has the notification."""
-    version = parse_protocol_version(revision)
-    if version.rules.completion != "notification":
+    version = Revision.parse(revision)
+    if rules_for(version).completion != "notification":
         raise ValueError(f"{version} has no {ELICITATION_COMPLETE} notification")
     if not isinstance(elicitation_id, str) or not elicitation_id:
         raise ValueError("elicitation_id must be a non-empty string")
@@ -470,10 +469,10 @@ def parse_elicitation_complete(params: Any) -> str | None:
 
 
 def track_request_params(
-    elicitation_id: str, progress_token: str | int, *, revision: ProtocolVersion | str
+    elicitation_id: str, progress_token: str | int, *, revision: Revision | str
 ) -> dict[str, Any]:
     """``elicitation/track`` params (url-draft only); the draft's schema requires the token."""
-    version = parse_protocol_version(revision)
-    if version.rules.completion != "track":
+    version = Revision.parse(revision)
+    if rules_for(version).completion != "track":
         raise ValueError(f"{version} has no elicitation/track")
     return {"_meta": {"progressToken": progress_token}, "elicitationId": elicitation_id}

@@ -16,11 +16,11 @@ from mcp_elicit.i18n import _
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.protocol.messages import ElicitationRequest, parse_elicitation_params
 from mcp_elicit.protocol.problems import ProtocolProblem
-from mcp_elicit.protocol.revisions import ProtocolVersion
+from mcp_elicit.revisions import Revision
 
 INPUT_REQUIRED = "input_required"
 COMPLETE = "complete"
-_R3 = ProtocolVersion.V2026_07_28
+_R3 = Revision.V2026_07_28
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,11 @@ anyone, and produced only for a peer that speaks the draft (``protocol.content``
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Literal
 
 from mcp_elicit.protocol.codes import ELICITATION_REQUIRED_DRAFT, URL_ELICITATION_REQUIRED
+from mcp_elicit.revisions import Revision
 
 ModeField = Literal["absent", "required", "optional"]
 Completion = Literal["none", "track", "notification", "retry"]
@@ -38,23 +38,6 @@ CapabilityIn = Literal["initialize", "request_meta"]
 
 EARLY_DRAFT = "early-draft"
 """The ``revision_hint`` of messages in the early content-array draft's shapes."""
-
-EARLY_DRAFT_VERSION = "2025-03-26"
-"""The protocol version the early draft's page is stamped with. That revision, as released,
-has no elicitation: a peer that negotiates it and declares ``elicitation`` speaks the draft."""
-
-
-class ProtocolVersion(enum.StrEnum):
-    """A revision that has elicitation; compares equal to its version string."""
-
-    V2025_06_18 = "2025-06-18"
-    URL_DRAFT = "url-draft"
-    V2025_11_25 = "2025-11-25"
-    V2026_07_28 = "2026-07-28"
-
-    @property
-    def rules(self) -> RevisionRules:
-        return RULES[self]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +51,11 @@ class RevisionRules:
     required_error_code: int | None  # "elicitation required before retrying"
     push_requests: bool  # the server sends ``elicitation/create`` as a JSON-RPC request
     capability_in: CapabilityIn
-    list_content: bool  # ``string[]`` answers (multi-select)
+    list_content: bool  # ``ElicitResult.content`` may hold ``string[]`` (multi-select)
 
 
-RULES: dict[ProtocolVersion, RevisionRules] = {
-    ProtocolVersion.V2025_06_18: RevisionRules(
+RULES: dict[Revision, RevisionRules] = {
+    Revision.V2025_06_18: RevisionRules(
         has_url_mode=False,
         mode_field="absent",
         has_elicitation_id=False,
@@ -82,7 +65,7 @@ RULES: dict[ProtocolVersion, RevisionRules] = {
         capability_in="initialize",
         list_content=False,
     ),
-    ProtocolVersion.URL_DRAFT: RevisionRules(
+    Revision.URL_DRAFT: RevisionRules(
         has_url_mode=True,
         mode_field="required",
         has_elicitation_id=True,
@@ -92,7 +75,7 @@ RULES: dict[ProtocolVersion, RevisionRules] = {
         capability_in="initialize",
         list_content=False,
     ),
-    ProtocolVersion.V2025_11_25: RevisionRules(
+    Revision.V2025_11_25: RevisionRules(
         has_url_mode=True,
         mode_field="optional",
         has_elicitation_id=True,
@@ -102,7 +85,7 @@ RULES: dict[ProtocolVersion, RevisionRules] = {
         capability_in="initialize",
         list_content=True,
     ),
-    ProtocolVersion.V2026_07_28: RevisionRules(
+    Revision.V2026_07_28: RevisionRules(
         has_url_mode=True,
         mode_field="optional",
         has_elicitation_id=False,
@@ -114,50 +97,7 @@ RULES: dict[ProtocolVersion, RevisionRules] = {
     ),
 }
 
-_ALIASES = {version.value: version for version in ProtocolVersion} | {
-    "draft": ProtocolVersion.V2026_07_28,
-}
 
-
-def parse_protocol_version(value: ProtocolVersion | str) -> ProtocolVersion:
-    """A revision from its name; ``draft`` is today's draft (= 2026-07-28).
-
-    Raises ``ValueError`` for a name that is not one of the revisions with elicitation.
-    """
-    if isinstance(value, ProtocolVersion):
-        return value
-    if not isinstance(value, str):
-        raise TypeError(f"revision must be a str, not {type(value).__name__}")
-    found = _ALIASES.get(value.strip().lower())
-    if found is None:
-        names = ", ".join(sorted(_ALIASES))
-        raise ValueError(f"unknown protocol version {value!r}: expected one of {names}")
-    return found
-
-
-def rules_for(revision: ProtocolVersion | str) -> RevisionRules:
-    """The rules of a revision given by name."""
-    return RULES[parse_protocol_version(revision)]
-
-
-RELEASED: tuple[ProtocolVersion, ...] = (
-    ProtocolVersion.V2025_06_18,
-    ProtocolVersion.V2025_11_25,
-    ProtocolVersion.V2026_07_28,
-)
-"""The released revisions with elicitation, oldest first (the URL-mode draft never was one:
-a peer is taken to speak it by what it declares, not by the version it negotiated)."""
-
-
-def negotiated_revision(version: str) -> ProtocolVersion | None:
-    """The revision whose rules apply to a negotiated protocol version (a date string).
-
-    The one mapping from versions to rules, shared by the client and the server: a version
-    we know is itself; one between two we know (a dated release we have not seen) follows the
-    rules of the last one before it; one after the newest we know follows the newest; one
-    before 2025-06-18 has no elicitation at all (``None``)."""
-    found: ProtocolVersion | None = None
-    for revision in RELEASED:
-        if revision.value <= version:
-            found = revision
-    return found
+def rules_for(revision: Revision | str) -> RevisionRules:
+    """What ``revision`` allows on the wire (a revision or any of its names)."""
+    return RULES[Revision.parse(revision)]

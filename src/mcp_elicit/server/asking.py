@@ -27,13 +27,9 @@ from mcp_types import REQUEST_TIMEOUT
 from mcp_elicit import _sdk
 from mcp_elicit.forms import Problem
 from mcp_elicit.i18n import N_, _, current_language
-from mcp_elicit.protocol import (
-    ProtocolVersion,
-    form_request_params,
-    parse_elicit_result,
-    read_content_items,
-)
+from mcp_elicit.protocol import form_request_params, parse_elicit_result, read_content_items
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
+from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.errors import (
@@ -237,7 +233,7 @@ async def ask_question(
 
 async def _push(
     scope: RequestScope,
-    revision: ProtocolVersion | None,
+    revision: Revision | None,
     question: Question[T],
     message: str,
     schema: Mapping[str, Any] | None,
@@ -259,7 +255,7 @@ async def _push(
             if exc.code == REQUEST_TIMEOUT:
                 return Cancelled("timeout")
             raise CannotAsk(f"the client refused the question: {exc.message}") from exc
-        answer = _read_answer(question, message, raw, revision or ProtocolVersion.V2025_06_18)
+        answer = _read_answer(question, message, raw, revision or Revision.V2025_06_18)
         if not isinstance(answer, list):
             return answer
         if attempt == reask:
@@ -302,7 +298,7 @@ def _in_rounds(
     """One form question on 2026-07-28, by the round's rules (``rounds``)."""
     round_ = scope.require_round()
     key = round_.next_key(key)
-    revision = ProtocolVersion.V2026_07_28
+    revision = Revision.V2026_07_28
     # The same digest as of form_request_params(...) for this revision, without its deep
     # copy of the schema: this runs for every ask on every round, answered ones included.
     pin = rounds.digest({"mode": "form", "message": message, "requestedSchema": schema})
@@ -334,7 +330,7 @@ def _in_rounds(
 
 
 def _read_answer(
-    question: Question[T], message: str, raw: Any, revision: ProtocolVersion
+    question: Question[T], message: str, raw: Any, revision: Revision
 ) -> Answer[T] | list[Problem]:
     """The answer, or the problems with it (a malformed result is an ``InvalidAnswer``)."""
     parsed = parse_elicit_result(raw, revision=revision)
@@ -400,8 +396,9 @@ def retry_message(message: str, problems: Sequence[Problem]) -> str:
 def _no_form_mode(peer: Peer) -> ModeUnavailable:
     if peer.early_draft:
         return ModeUnavailable(
-            "the client speaks the early content-array draft (2025-03-26), which asks with a "
-            "message only: it cannot show this form; ask_text() can ask it for free text",
+            f"the client speaks the early content-array draft ({EARLY_DRAFT_VERSION}), which "
+            "asks with a message only: it cannot show this form; ask_text() can ask it for free "
+            "text",
             mode="form",
             revision=None,
         )

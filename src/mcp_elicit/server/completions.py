@@ -59,8 +59,9 @@ from mcp_types import RequestId, RequestParams
 from pydantic import Field
 
 from mcp_elicit.flows import FlowNotFound, Flows
-from mcp_elicit.protocol import ProtocolVersion
+from mcp_elicit.protocol import rules_for
 from mcp_elicit.protocol.codes import INVALID_PARAMS
+from mcp_elicit.revisions import Revision
 from mcp_elicit.server.rounds import Round
 from mcp_elicit.stores import FlowRecord, FlowStatus
 
@@ -156,7 +157,7 @@ class Completions:
 
     async def after_link(
         self,
-        revision: ProtocolVersion,
+        revision: Revision,
         flow: FlowRecord,
         *,
         session: CompletionClient,
@@ -167,7 +168,10 @@ class Completions:
         """The person agreed to open the link of ``flow``: wait until it finishes (or
         ``timeout``), and tell the client the revision's way. The flow as it ended."""
         finished = await self._flows().wait(flow.id, timeout=timeout)
-        if finished.status is FlowStatus.COMPLETED and revision.rules.completion == "notification":
+        if (
+            finished.status is FlowStatus.COMPLETED
+            and rules_for(revision).completion == "notification"
+        ):
             # On the tool call's own stream: the request is still open.
             await session.send_elicit_complete(elicitation_id, related_request_id=request_id)
         return finished
@@ -176,7 +180,7 @@ class Completions:
 
     def after_required(
         self,
-        revision: ProtocolVersion,
+        revision: Revision,
         flow_id: str,
         *,
         session: CompletionClient,
@@ -184,7 +188,7 @@ class Completions:
     ) -> bool:
         """The tool returned "open this link first": arrange for the client to learn when
         ``flow_id`` completes. ``False`` when it will not (logged)."""
-        match revision.rules.completion:
+        match rules_for(revision).completion:
             case "notification":
                 return self._watch(flow_id, session, elicitation_id)
             case "track":

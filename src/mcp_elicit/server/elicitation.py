@@ -48,8 +48,8 @@ from starlette.routing import Mount
 
 from mcp_elicit import _sdk
 from mcp_elicit.flows import DEFAULT_MAX_OPEN_FLOWS, Flows
-from mcp_elicit.protocol import ProtocolVersion
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
+from mcp_elicit.revisions import Revision
 from mcp_elicit.server.completions import (
     COMPLETION_TASK,
     DEFAULT_MAX_HELD,
@@ -324,7 +324,7 @@ class Elicitation:
         """2025-11-25: tell the client (``session``) when the flow behind a -32042 completes.
         ``False`` when no notice will be sent (not running, or the watcher is full)."""
         return self.runtime.completions.after_required(
-            ProtocolVersion.V2025_11_25,
+            Revision.V2025_11_25,
             flow_id,
             session=session,
             elicitation_id=elicitation_id or flow_id,

@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.forms import Problem
 from mcp_elicit.protocol import missing_capability_error
+from mcp_elicit.revisions import Revision
 
 Mode = Literal["form", "url"]
 
@@ -61,7 +62,7 @@ class CapabilityRequired(ModeUnavailable, MCPError):
         error = missing_capability_error({"elicitation": {mode: {}}}, message=message)
         MCPError.__init__(self, error["code"], error["message"], error["data"])
         self.mode = mode
-        self.revision = "2026-07-28"
+        self.revision = Revision.V2026_07_28.value
 
     def __str__(self) -> str:
         return self.error.message

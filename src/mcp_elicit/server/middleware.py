@@ -35,8 +35,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcp_elicit.protocol import ProtocolVersion, url_required_error
+from mcp_elicit.protocol import rules_for, url_required_error
 from mcp_elicit.protocol.codes import ELICITATION_CREATE, INVALID_REQUEST
+from mcp_elicit.revisions import Revision
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Declined
 from mcp_elicit.server.errors import CannotAsk, InvalidAnswer, LinkInText, SecretInForm
@@ -129,7 +130,7 @@ def _our_error(failed: BaseException) -> BaseException | None:
 
 async def _resume_after_link(runtime: Runtime, round_: rounds.Round) -> None:
     response = round_.link_response()
-    if response is not None and consent_of(response, ProtocolVersion.V2026_07_28) is None:
+    if response is not None and consent_of(response, Revision.V2026_07_28) is None:
         await runtime.completions.resume_linked(round_)
 
 
@@ -144,7 +145,7 @@ def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) 
         if isinstance(refusal, MCPError):
             raise refusal
         return ToolFailed(str(refusal))
-    if not revision.rules.push_requests:
+    if not rules_for(revision).push_requests:
         # The link becomes an input request, and the retry after it runs the tool again,
         # which checks its own precondition.
         round_ = scope.require_round()

@@ -11,14 +11,8 @@ from typing import Any
 
 from mcp.server.context import ServerRequestContext
 
-from mcp_elicit.protocol import (
-    EARLY_DRAFT_VERSION,
-    ElicitationModes,
-    ProtocolVersion,
-    RevisionRules,
-    modes_from_capabilities,
-    negotiated_revision,
-)
+from mcp_elicit.protocol import ElicitationModes, RevisionRules, modes_from_capabilities, rules_for
+from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision, negotiated_revision
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +21,7 @@ class Peer:
     elicitation (2025-03-26 and before)."""
 
     version: str
-    revision: ProtocolVersion | None
+    revision: Revision | None
     modes: ElicitationModes
     early_draft: bool = False
     """The client speaks the early content-array draft: it negotiated 2025-03-26 (the draft's
@@ -36,12 +30,12 @@ class Peer:
 
     @property
     def rules(self) -> RevisionRules | None:
-        return self.revision.rules if self.revision is not None else None
+        return rules_for(self.revision) if self.revision is not None else None
 
     @property
     def push_era(self) -> bool:
         """The server sends ``elicitation/create`` itself (every revision before 2026-07-28)."""
-        return self.revision is not None and self.revision.rules.push_requests
+        return self.revision is not None and rules_for(self.revision).push_requests
 
 
 def peer_of_request(ctx: ServerRequestContext[Any, Any], *, url_draft: bool = False) -> Peer:
@@ -65,9 +59,9 @@ def peer_of_request(ctx: ServerRequestContext[Any, Any], *, url_draft: bool = Fa
     elicitation = declared.get("elicitation")
     if (
         url_draft
-        and not revision.rules.has_url_mode
+        and not rules_for(revision).has_url_mode
         and isinstance(elicitation, dict)
         and "url" in elicitation
     ):
-        revision = ProtocolVersion.URL_DRAFT
+        revision = Revision.URL_DRAFT
     return Peer(version, revision, modes_from_capabilities(declared, revision))

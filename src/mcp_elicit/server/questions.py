@@ -33,12 +33,11 @@ from mcp_elicit.forms import (
     schema_of,
 )
 from mcp_elicit.protocol import ContentItem
+from mcp_elicit.revisions import LATEST
 from mcp_elicit.server.errors import NotExpressible, SecretInForm
 from mcp_elicit.server.wording import refuse_links_in_form
 
 T = TypeVar("T")
-
-_LATEST = "2026-07-28"
 
 
 @dataclass(eq=False)
@@ -81,7 +80,7 @@ def question_for_type(tp: Any) -> Question[Any]:
     for a URL in a field's text.
     """
     name = getattr(tp, "__name__", repr(tp))
-    latest = schema_of(tp, revision=_LATEST)
+    latest = schema_of(tp, revision=LATEST)
     refuse_secrets(latest, allowed=_not_secret_fields(tp), where=name, markable=True)
     form = Form.from_schema(latest)
     refuse_links_in_form(form, where=name)

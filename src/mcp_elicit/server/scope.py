@@ -18,6 +18,7 @@ from typing import Any
 
 from mcp.server.context import ServerRequestContext
 
+from mcp_elicit.revisions import Revision
 from mcp_elicit.server.peer import Peer, peer_of_request
 from mcp_elicit.server.rounds import Round
 from mcp_elicit.server.runtime import DEFAULT_SETTINGS, Runtime, Settings
@@ -45,8 +46,8 @@ class RequestScope:
     def require_round(self) -> Round:
         if self.round is None:
             raise RuntimeError(
-                "asking a 2026-07-28 client needs mcp_elicit.server.Elicitation installed on "
-                "the server: it turns the question into an InputRequiredResult"
+                f"asking a {Revision.V2026_07_28} client needs mcp_elicit.server.Elicitation "
+                "installed on the server: it turns the question into an InputRequiredResult"
             )
         return self.round
 

@@ -84,10 +84,11 @@ from mcp_types import (
 )
 
 from mcp_elicit.protocol.codes import INVALID_PARAMS, INVALID_REQUEST
+from mcp_elicit.revisions import Revision
 
 logger = logging.getLogger(__name__)
 
-TASKS_VERSION: Final = "2025-11-25"
+TASKS_VERSION: Final = Revision.V2025_11_25.value
 """The revision whose core has tasks (2026-07-28 moved them to an extension)."""
 RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
 METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})

@@ -26,12 +26,9 @@ from mcp_types import REQUEST_TIMEOUT
 from pydantic import SecretStr
 
 from mcp_elicit.flows import TooManyOpenFlows
-from mcp_elicit.protocol import (
-    ProtocolVersion,
-    parse_elicit_result,
-    url_request_params,
-)
+from mcp_elicit.protocol import parse_elicit_result, rules_for, url_request_params
 from mcp_elicit.protocol.codes import ELICITATION_CREATE, URL_ELICITATION_REQUIRED
+from mcp_elicit.revisions import Revision
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.asking import send_elicitation
@@ -71,7 +68,7 @@ class UrlRequired(MCPError):
         self.flow_id = flow_id
         self.elicitation_id = elicitation_id or flow_id or _secrets.token_urlsafe(16)
         params = url_request_params(
-            message, url, elicitation_id=self.elicitation_id, revision="2025-11-25"
+            message, url, elicitation_id=self.elicitation_id, revision=Revision.V2025_11_25
         )
         super().__init__(URL_ELICITATION_REQUIRED, error_message, {"elicitations": [params]})
 
@@ -239,7 +236,7 @@ async def url_question(
 
 async def _push(
     scope: RequestScope,
-    revision: ProtocolVersion,
+    revision: Revision,
     message: str,
     flow_for: FlowFor | None,
     url_of: Callable[[FlowRecord | None], str],
@@ -297,7 +294,7 @@ async def _in_rounds(
     if flow_for is not None:
         flow = await flow_for(asked.flow if asked is not None else None)
     if isinstance(standing, rounds.Responded) and asked is not None:
-        consent = consent_of(standing.response, ProtocolVersion.V2026_07_28)
+        consent = consent_of(standing.response, Revision.V2026_07_28)
         if consent is not None:
             round_.record(key, rounds.Recorded.of(pin, consent))
             return consent
@@ -312,7 +309,7 @@ async def _in_rounds(
             # that follow, for the questions after this one, find this same flow again.
             round_.record(key, rounds.Recorded.of(pin, answer, {"flow": flow.id}))
             return answer
-    params = url_request_params(message, url_of(flow), revision=ProtocolVersion.V2026_07_28)
+    params = url_request_params(message, url_of(flow), revision=Revision.V2026_07_28)
     request = {"method": ELICITATION_CREATE, "params": params}
     raise round_.ask(key, request, rounds.Asked(pin, now, flow=flow.id if flow else None))
 
@@ -326,7 +323,7 @@ async def _restored(scope: RequestScope, recorded: rounds.Recorded) -> Answer[An
     return _flow_answer(flow, timed_out=False) if flow is not None else Cancelled("expired")
 
 
-def consent_of(raw: Any, revision: ProtocolVersion) -> Answer[Any] | None:
+def consent_of(raw: Any, revision: Revision) -> Answer[Any] | None:
     """``None`` when the person agreed to open the link; their decline or cancel otherwise."""
     parsed = parse_elicit_result(raw, revision=revision, mode="url")
     if isinstance(parsed, list):
@@ -353,11 +350,11 @@ def no_url_mode(peer: Peer) -> ModeUnavailable:
         return CapabilityRequired(
             "url", "This tool sends the user to a web page: declare elicitation URL mode"
         )
-    if peer.revision is None or not peer.revision.rules.has_url_mode:
+    if peer.revision is None or not rules_for(peer.revision).has_url_mode:
         return ModeUnavailable(
             f"this tool needs the user to enter something on a web page, and the client "
-            f"speaks MCP {peer.version}, which has no URL mode: connect with 2025-11-25 or "
-            "later",
+            f"speaks MCP {peer.version}, which has no URL mode: connect with "
+            f"{Revision.V2025_11_25} or later",
             mode="url",
             revision=peer.revision.value if peer.revision is not None else None,
         )
