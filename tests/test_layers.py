@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).parent.parent / "src" / "mcp_elicit"
 DIRECT: dict[str, set[str]] = {
     "cli": {"client", "server", "gateway", "check", "demo", "forms", "urls", "protocol"},
     "demo": {"client", "server", "forms", "urls", "protocol", "flows", "stores"},
-    "gateway": {"client", "server"},
+    "gateway": {"client", "protocol"},
     "check": {"client", "server", "protocol"},
     "testing": {"client", "server", "protocol", "_sdk"},
     "client": {"protocol", "forms", "urls", "_sdk"},
@@ -230,3 +230,28 @@ def test_only_the_wiring_knows_how_the_server_is_served(path: Path) -> None:
             assert not any(
                 n == framework or n.startswith(framework + ".") for n in runtime_imports
             ), f"{relative} imports {framework}"
+
+
+# -- the sans-IO leaves load no SDK session code ------------------------------------------------
+
+
+@pytest.mark.slow  # a fresh interpreter: this one has loaded everything already
+def test_the_sans_io_leaves_load_no_sdk_client_or_server() -> None:
+    """``forms``, ``protocol`` and ``urls`` (and the revisions under them) are usable without the
+    SDK's sessions and transports: importing them loads no ``mcp.client`` or ``mcp.server``
+    module, nor a web framework or server."""
+    import json
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\n"
+        "import mcp_elicit.forms, mcp_elicit.protocol, mcp_elicit.urls, mcp_elicit.revisions\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = json.loads(done.stdout)
+    heavy = ("mcp.client", "mcp.server", "starlette", "uvicorn", "httpx2", "anyio")
+    assert [m for m in loaded if m.startswith(heavy) or m == "mcp"] == []

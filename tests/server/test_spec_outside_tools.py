@@ -2,7 +2,7 @@
 prompt (``prompts/get``) and a resource read (``resources/read``), on every revision.
 
 2026-07-28 allows an ``InputRequiredResult`` on exactly ``tools/call``, ``prompts/get`` and
-``resources/read`` (CHECKLIST #98, ``rounds.METHODS``); the push era lets a server send
+``resources/read`` (CHECKLIST #98, ``protocol.ASKING_METHODS``); the push era lets a server send
 ``elicitation/create`` while it serves any request. The same scope, set up by the middleware
 around every request, serves them all.
 

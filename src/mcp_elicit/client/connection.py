@@ -61,13 +61,14 @@ from mcp_elicit.protocol import (
     track_request_params,
 )
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
+from mcp_elicit.protocol.mrtr import ASKING_METHODS
 from mcp_elicit.revisions import PROPOSED_BY_HAND, PROTOCOL_CHOICES, Revision, sdk_client_mode
 
 logger = logging.getLogger(__name__)
 
 
-# Methods whose 2026-07-28 results carry `resultType`; absent means complete (SEP-2322).
-_RESULT_TYPED = frozenset({"tools/call", "prompts/get", "resources/read"})
+# ASKING_METHODS: those whose 2026-07-28 results carry `resultType`; absent means complete
+# (SEP-2322).
 
 DEFAULT_INPUT_TIME_LIMIT = 30 * 60.0
 """How long a 2026-07-28 call may keep asking for input: long enough for a person to find a
@@ -438,7 +439,7 @@ class _Hooks:
         options: dict[str, Any],
         version: str | None,
     ) -> Any:
-        if method in _RESULT_TYPED and isinstance(params, Mapping):
+        if method in ASKING_METHODS and isinstance(params, Mapping):
             self._count_refusals(method, params.get("inputResponses"))
             links = _accepted_links(params.get("inputResponses"))
             if links:
@@ -536,7 +537,7 @@ class _Hooks:
                     f"{method} timed out after {timeout:g} s (time spent answering not counted)",
                 )
         if (
-            method in _RESULT_TYPED
+            method in ASKING_METHODS
             and isinstance(raw, dict)
             and "resultType" not in raw
             and version in MODERN_PROTOCOL_VERSIONS

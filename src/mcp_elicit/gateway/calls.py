@@ -64,12 +64,11 @@ from mcp_elicit.protocol import (
     url_required_error,
 )
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
+from mcp_elicit.protocol.peers import Peer, peer_of
 from mcp_elicit.revisions import Revision
-from mcp_elicit.server.peer import Peer, peer_of_request
 
 logger = logging.getLogger(__name__)
 
-ASKING_METHODS = ("tools/call", "prompts/get", "resources/read")
 _OURS_IN_META = ("io.modelcontextprotocol/", "progressToken")
 LINK_WAIT = 120.0
 """How long a 2026-07-28 client's retry after a -32042 link waits for the upstream's
@@ -115,7 +114,7 @@ class Calls:
     _rounds: dict[str, dict[str, ElicitationRequest]] = field(default_factory=dict)
 
     async def call(self, ctx: ServerRequestContext[Any, Any], method: str) -> dict[str, Any]:
-        down = peer_of_request(ctx, url_draft=self.url_draft)
+        down = peer_of(ctx.protocol_version, declared(ctx), url_draft=self.url_draft)
         if self.upstream.rounds:
             if down.revision is Revision.V2026_07_28:
                 return await self.relay_rounds(ctx, down, method)
@@ -554,6 +553,14 @@ class _RoundLinks:
         done = self._accepted - still
         self._accepted -= done
         return [self._ids[link] for link in done if link in self._ids]
+
+
+def declared(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any] | None:
+    """The client capabilities a downstream request's session declared, as JSON."""
+    capabilities = ctx.session.client_capabilities
+    if capabilities is None:
+        return None
+    return capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def owner_of(ctx: ServerRequestContext[Any, Any]) -> object:

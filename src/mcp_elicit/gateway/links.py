@@ -23,11 +23,9 @@ import anyio
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from mcp_elicit.protocol.messages import TRACK_PROGRESS_EVERY
+
 logger = logging.getLogger(__name__)
-
-
-PROGRESS_EVERY = 5.0
-"""Seconds between progress notifications while ``elicitation/track`` waits."""
 
 
 @dataclass(eq=False)
@@ -84,7 +82,7 @@ class Links:
         while not found.done.is_set():
             step += 1
             await progress(step)
-            with anyio.move_on_after(PROGRESS_EVERY):
+            with anyio.move_on_after(TRACK_PROGRESS_EVERY):
                 await found.done.wait()
 
     async def complete(self, elicitation_id: str) -> None:

@@ -26,13 +26,20 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit.client.connection import DEFAULT_INPUT_TIME_LIMIT
 from mcp_elicit.gateway.bridge import Bridge, Checks
-from mcp_elicit.gateway.calls import ASKING_METHODS, LINK_WAIT, Calls, forwarded, owner_of
+from mcp_elicit.gateway.calls import (
+    LINK_WAIT,
+    Calls,
+    declared,
+    forwarded,
+    owner_of,
+)
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT, HeldCalls
 from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.upstream import Upstream
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
-from mcp_elicit.server.completions import TrackParams
-from mcp_elicit.server.peer import peer_of_request
+from mcp_elicit.protocol.models import TrackParams
+from mcp_elicit.protocol.mrtr import ASKING_METHODS
+from mcp_elicit.protocol.peers import peer_of
 
 Handler = Callable[[ServerRequestContext[Any, Any], Any], Awaitable[dict[str, Any]]]
 
@@ -179,7 +186,7 @@ class Gateway:
 
     def _plain(self, method: str) -> Handler:
         async def forward(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
-            modes = peer_of_request(ctx, url_draft=self.url_draft).modes
+            modes = peer_of(ctx.protocol_version, declared(ctx), url_draft=self.url_draft).modes
             result = await self.upstream.request(method, forwarded(ctx.params), modes)
             return completed(result, ctx.protocol_version)
 

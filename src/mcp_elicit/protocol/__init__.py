@@ -52,6 +52,7 @@ from mcp_elicit.protocol.messages import (
     url_request_params,
 )
 from mcp_elicit.protocol.mrtr import (
+    ASKING_METHODS,
     InputRequired,
     input_required_result,
     parse_input_required_result,
@@ -62,6 +63,7 @@ from mcp_elicit.protocol.revisions import EARLY_DRAFT, RULES, RevisionRules, rul
 from mcp_elicit.revisions import Revision
 
 __all__ = [
+    "ASKING_METHODS",
     "EARLY_DRAFT",
     "FORM_AND_URL",
     "FORM_ONLY",

@@ -468,6 +468,11 @@ def parse_elicitation_complete(params: Any) -> str | None:
     return found if isinstance(found, str) and found else None
 
 
+TRACK_PROGRESS_EVERY = 5.0
+"""Seconds between the progress notifications a server sends while ``elicitation/track`` waits
+(the URL-mode draft): often enough that a client knows the elicitation is still pending."""
+
+
 def track_request_params(
     elicitation_id: str, progress_token: str | int, *, revision: Revision | str
 ) -> dict[str, Any]:

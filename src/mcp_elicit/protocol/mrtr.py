@@ -20,6 +20,10 @@ from mcp_elicit.revisions import Revision
 
 INPUT_REQUIRED = "input_required"
 COMPLETE = "complete"
+
+ASKING_METHODS: frozenset[str] = frozenset({"tools/call", "prompts/get", "resources/read"})
+"""The requests whose result may be an ``InputRequiredResult`` (and so carries ``resultType``):
+the ones a server may ask a person in, and a client retries with the answers."""
 _R3 = Revision.V2026_07_28
 
 

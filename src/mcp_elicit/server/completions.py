@@ -55,12 +55,13 @@ import anyio
 import anyio.abc
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types import RequestId, RequestParams
-from pydantic import Field
+from mcp_types import RequestId
 
 from mcp_elicit.flows import FlowNotFound, Flows
 from mcp_elicit.protocol import rules_for
 from mcp_elicit.protocol.codes import INVALID_PARAMS
+from mcp_elicit.protocol.messages import TRACK_PROGRESS_EVERY
+from mcp_elicit.protocol.models import TrackParams
 from mcp_elicit.revisions import Revision
 from mcp_elicit.server.rounds import Round
 from mcp_elicit.stores import FlowRecord, FlowStatus
@@ -68,8 +69,6 @@ from mcp_elicit.stores import FlowRecord, FlowStatus
 logger = logging.getLogger(__name__)
 
 COMPLETION_TASK = "mcp-elicit completion notices"
-PROGRESS_EVERY = 5.0
-"""Seconds between the URL-mode draft's "still pending" progress notices."""
 
 DEFAULT_URL_RESUME_WAIT = 20.0
 """2026-07-28: how long a retry after "I opened the link" is held while the person is still
@@ -225,7 +224,7 @@ class Completions:
         while not flow.status.finished:
             step += 1
             await ctx.session.report_progress(step, None, f"Waiting: {flow.status.value}")
-            flow = await flows.wait(flow.id, timeout=PROGRESS_EVERY)
+            flow = await flows.wait(flow.id, timeout=TRACK_PROGRESS_EVERY)
         if flow.status is not FlowStatus.COMPLETED:
             raise MCPError(
                 INVALID_PARAMS, f"elicitation {flow.id!r} ended without completing: {flow.status}"
@@ -281,10 +280,6 @@ class Completions:
             return None
         flow = await self._flows().get(flow_id)
         return flow if flow is not None and not flow.status.finished else None
-
-
-class TrackParams(RequestParams):
-    elicitation_id: str = Field(alias="elicitationId")
 
 
 @dataclass(frozen=True, slots=True)

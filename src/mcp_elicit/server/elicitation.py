@@ -49,12 +49,12 @@ from starlette.routing import Mount
 from mcp_elicit import _sdk
 from mcp_elicit.flows import DEFAULT_MAX_OPEN_FLOWS, Flows
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
+from mcp_elicit.protocol.models import TrackParams
 from mcp_elicit.revisions import Revision
 from mcp_elicit.server.completions import (
     COMPLETION_TASK,
     DEFAULT_MAX_HELD,
     DEFAULT_URL_RESUME_WAIT,
-    TrackParams,
 )
 from mcp_elicit.server.identity import Identity, LocalIdentity
 from mcp_elicit.server.instances import SessionTag

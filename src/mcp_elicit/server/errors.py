@@ -13,16 +13,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.forms import Problem
 from mcp_elicit.protocol import missing_capability_error
+from mcp_elicit.protocol.messages import Mode
 from mcp_elicit.revisions import Revision
-
-Mode = Literal["form", "url"]
 
 
 class CannotAsk(ToolError):

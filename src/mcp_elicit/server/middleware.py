@@ -37,6 +37,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit.protocol import rules_for, url_required_error
 from mcp_elicit.protocol.codes import ELICITATION_CREATE, INVALID_REQUEST
+from mcp_elicit.protocol.mrtr import ASKING_METHODS
 from mcp_elicit.revisions import Revision
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Declined
@@ -82,7 +83,7 @@ async def serve(
     """Run one request (``run``) in its scope, as ``task`` when it runs as one; see the module
     docstring."""
     round_ = None
-    if request.method in rounds.METHODS:
+    if request.method in ASKING_METHODS:
         params = request.params or {}
         round_ = rounds.Round.from_request(params.get("inputResponses"), params.get("requestState"))
         if round_.responses:

@@ -1,67 +1,23 @@
-"""Who is asking through this request: the client's protocol revision and declared modes.
-
-Read from the SDK's request context on every call (2026-07-28 clients declare capabilities
-per request, so nothing is cached per session).
-"""
+"""Who is asking through this request, read from the SDK's request context on every call
+(:func:`mcp_elicit.protocol.peers.peer_of` has the rules)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
 
-from mcp_elicit.protocol import ElicitationModes, RevisionRules, modes_from_capabilities, rules_for
-from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision, negotiated_revision
+from mcp_elicit.protocol.peers import Peer, peer_of
 
-
-@dataclass(frozen=True, slots=True)
-class Peer:
-    """The client behind one request. ``revision`` is None for a revision without
-    elicitation (2025-03-26 and before)."""
-
-    version: str
-    revision: Revision | None
-    modes: ElicitationModes
-    early_draft: bool = False
-    """The client speaks the early content-array draft: it negotiated 2025-03-26 (the draft's
-    stamp, a revision without elicitation) and still declared ``elicitation``. It can be
-    asked a message only, and answers with ``content`` items (``ask_text``)."""
-
-    @property
-    def rules(self) -> RevisionRules | None:
-        return rules_for(self.revision) if self.revision is not None else None
-
-    @property
-    def push_era(self) -> bool:
-        """The server sends ``elicitation/create`` itself (every revision before 2026-07-28)."""
-        return self.revision is not None and rules_for(self.revision).push_requests
+__all__ = ["Peer", "peer_of_request"]
 
 
 def peer_of_request(ctx: ServerRequestContext[Any, Any], *, url_draft: bool = False) -> Peer:
-    """The peer of the request ``ctx`` serves.
-
-    ``url_draft``: the operator opted in to the URL-mode draft (SEP-1036), which rode on
-    2025-06-18: a 2025-06-18 client that declares ``elicitation.url`` is then taken to speak
-    the draft (``mode`` on every request, ``elicitation/track``, -32604).
-    """
-    version = ctx.protocol_version
+    """The peer of the request ``ctx`` serves (``url_draft``: see ``peer_of``)."""
     capabilities = ctx.session.client_capabilities
-    declared: dict[str, Any] = (
+    declared = (
         capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
         if capabilities is not None
-        else {}
+        else None
     )
-    revision = negotiated_revision(version)
-    if revision is None:
-        early = version == EARLY_DRAFT_VERSION and isinstance(declared.get("elicitation"), dict)
-        return Peer(version, None, ElicitationModes(), early_draft=early)
-    elicitation = declared.get("elicitation")
-    if (
-        url_draft
-        and not rules_for(revision).has_url_mode
-        and isinstance(elicitation, dict)
-        and "url" in elicitation
-    ):
-        revision = Revision.URL_DRAFT
-    return Peer(version, revision, modes_from_capabilities(declared, revision))
+    return peer_of(ctx.protocol_version, declared, url_draft=url_draft)

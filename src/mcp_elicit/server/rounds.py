@@ -72,18 +72,16 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from mcp_elicit.protocol import input_required_result
+from mcp_elicit.protocol.messages import Action
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 
 T = TypeVar("T")
-Action = Literal["accept", "decline", "cancel"]
 
 STATE_KEY = "mcp-elicit"
 STATE_VERSION = 1
-METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
-"""The requests that may end in an ``InputRequiredResult`` (2026-07-28, mrtr)."""
 
 LINK_KEY = "url"
 """The input request a raised ``UrlRequired`` becomes."""
