@@ -476,7 +476,7 @@ def _free_port() -> int:
 # -- judging --------------------------------------------------------------------------------
 
 
-class Verdict(Exception):
+class Judgement(Exception):
     def __init__(self, status: Status, seen: str) -> None:
         super().__init__(seen)
         self.status = status
@@ -491,19 +491,19 @@ def _judge(check: str, record: Record) -> tuple[Status, str]:
         return Status.NOT_APPLICABLE, f"the client chose {revision}, which has no such rule"
     try:
         return Status.PASSED, JUDGES[check](record)
-    except Verdict as verdict:
+    except Judgement as verdict:
         return verdict.status, verdict.seen
 
 
 def _answered(record: Record) -> list[Exchange]:
     if not record.exchanges:
-        raise Verdict(Status.FAILED, "no question was answered (the client left first?)")
+        raise Judgement(Status.FAILED, "no question was answered (the client left first?)")
     return record.exchanges
 
 
 def _judge_modes(record: Record) -> str:
     if record.declared is None:
-        raise Verdict(Status.NOT_APPLICABLE, "the client declares no elicitation")
+        raise Judgement(Status.NOT_APPLICABLE, "the client declares no elicitation")
     failures = [f"{e.key}: error {e.error}" for e in _answered(record) if e.error is not None]
     failures += [
         f"{e.key}: action {e.action!r}"
@@ -511,7 +511,7 @@ def _judge_modes(record: Record) -> str:
         if e.result is not None and e.action not in ("accept", "decline", "cancel")
     ]
     if failures:
-        raise Verdict(
+        raise Judgement(
             Status.FAILED, f"declared {sorted(record.modes())}, then: {'; '.join(failures)}"
         )
     said = ", ".join(f"{e.key}: {e.action}" for e in record.exchanges)
@@ -520,27 +520,27 @@ def _judge_modes(record: Record) -> str:
 
 def _judge_undeclared(record: Record) -> str:
     if record.modes() >= {"form", "url"}:
-        raise Verdict(Status.NOT_APPLICABLE, "the client declares both modes")
+        raise Judgement(Status.NOT_APPLICABLE, "the client declares both modes")
     [exchange] = _answered(record)
     if exchange.error is None:
-        raise Verdict(
+        raise Judgement(
             Status.FAILED, f"a {exchange.key}-mode request it did not declare got {exchange.result}"
         )
     if exchange.error.get("code") != INVALID_PARAMS:
-        raise Verdict(Status.FAILED, f"error {exchange.error.get('code')}, not -32602")
+        raise Judgement(Status.FAILED, f"error {exchange.error.get('code')}, not -32602")
     return f"{exchange.key} mode (undeclared): error -32602"
 
 
 def _judge_defaults(record: Record) -> str:
     [exchange] = _answered(record)
     if exchange.action != "accept":
-        raise Verdict(
+        raise Judgement(
             Status.SKIPPED, f"the form was not accepted ({exchange.action or exchange.error})"
         )
     content = (exchange.result or {}).get("content") or {}
     missing = [name for name in DEFAULTS if name not in content]
     if missing:
-        raise Verdict(
+        raise Judgement(
             Status.FAILED, f"accepted without the defaulted field(s) {', '.join(missing)}"
         )
     return f"accepted with every defaulted field: {content}"
@@ -558,14 +558,14 @@ def _judge_valid(record: Record) -> str:
         raise RuntimeError(error) from None
     if problems or not isinstance(content, dict):
         said = "; ".join(str(p) for p in problems) or "no content"
-        raise Verdict(Status.FAILED, f"accepted an answer that breaks the schema: {said}")
+        raise Judgement(Status.FAILED, f"accepted an answer that breaks the schema: {said}")
     return "accepted, with an answer the schema allows"
 
 
 def _judge_consent(record: Record) -> str:
     [exchange] = _answered(record)
     if record.hits and exchange.action != "accept":
-        raise Verdict(
+        raise Judgement(
             Status.FAILED,
             f"the link was fetched, and the answer was {exchange.action or exchange.error}",
         )
@@ -576,9 +576,9 @@ def _judge_consent(record: Record) -> str:
 def _judge_blocked(record: Record) -> str:
     [exchange] = _answered(record)
     if exchange.action == "accept":
-        raise Verdict(Status.FAILED, "a link with credentials in it was accepted")
+        raise Judgement(Status.FAILED, "a link with credentials in it was accepted")
     if record.hits:
-        raise Verdict(
+        raise Judgement(
             Status.FAILED, f"a link with credentials in it was fetched {len(record.hits)} time(s)"
         )
     return f"refused ({exchange.action or 'error ' + str(exchange.error)}), never fetched"
@@ -591,7 +591,7 @@ def _judge_retry(record: Record) -> str:
         return "no retry (the person did not go on)"
     if not record.notices or retries[0] < record.notices[0]:
         early = retries[0] - first
-        raise Verdict(
+        raise Judgement(
             Status.FAILED,
             f"called again {early:.1f} s after -32042, before the interaction completed",
         )
@@ -609,15 +609,15 @@ def _last_words(stderr: str) -> str:
 
 def _judge_result_type(record: Record) -> str:
     if record.stripped_at is None:
-        raise Verdict(Status.FAILED, "the call never reached its final result")
+        raise Judgement(Status.FAILED, "the call never reached its final result")
     after = [at for at, _ in record.calls if at > record.stripped_at]
     if record.exit_status not in (0, None):
-        raise Verdict(
+        raise Judgement(
             Status.FAILED,
             f"the client failed on the result (exit {record.exit_status}: {record.last_words})",
         )
     if after:
-        raise Verdict(
+        raise Judgement(
             Status.FAILED,
             f"called again {len(after)} time(s) after a final result without resultType",
         )
@@ -627,13 +627,13 @@ def _judge_result_type(record: Record) -> str:
 def _judge_message_only(record: Record) -> str:
     [exchange] = _answered(record)
     if exchange.error is not None:
-        raise Verdict(Status.FAILED, f"answered with error {exchange.error}")
+        raise Judgement(Status.FAILED, f"answered with error {exchange.error}")
     result = exchange.result or {}
     if "action" in result:
         return f"answered: action {result['action']!r}"
     if "content" in result or "cancelled" in result:
         return "answered in the early draft's shape (content, cancelled)"
-    raise Verdict(Status.FAILED, f"answered with neither an action nor content: {result}")
+    raise Judgement(Status.FAILED, f"answered with neither an action nor content: {result}")
 
 
 def _judge_burst(record: Record) -> str:
@@ -641,9 +641,9 @@ def _judge_burst(record: Record) -> str:
     accepted = [e for e in answered if e.action == "accept"]
     if len(accepted) == len(answered):
         took = answered[-1].answered_at - record.calls[0][0]
-        raise Verdict(Status.FAILED, f"all {len(answered)} questions accepted, in {took:.1f} s")
+        raise Judgement(Status.FAILED, f"all {len(answered)} questions accepted, in {took:.1f} s")
     if not accepted:
-        raise Verdict(Status.SKIPPED, "none accepted: a limit cannot be told from a person's no")
+        raise Judgement(Status.SKIPPED, "none accepted: a limit cannot be told from a person's no")
     first_refused = next(i for i, e in enumerate(answered) if e.action != "accept")
     return f"{len(accepted)} of {len(answered)} accepted; cut off from question {first_refused + 1}"
 

@@ -138,7 +138,7 @@ async def _tapped(transport: Any, wire: Wire) -> AsyncIterator[tuple[Any, Any]]:
 
 
 @dataclass(frozen=True)
-class Reply:
+class ProbeReply:
     """A response as it came: the raw result, or the error."""
 
     result: dict[str, Any] | None = None
@@ -303,7 +303,7 @@ class Probe:
         *,
         input_responses: Mapping[str, Any] | None = None,
         request_state: str | None = None,
-    ) -> Reply:
+    ) -> ProbeReply:
         """``tools/call`` as the wire has it; 2026-07-28 retries carry ``input_responses``
         and ``request_state`` exactly as given."""
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
@@ -314,7 +314,7 @@ class Probe:
         request = types.CallToolRequest.model_validate({"method": "tools/call", "params": params})
         return await self._send(lambda: self.client.session.send_request(request, _ANY))
 
-    async def list_tools_raw(self, cursor: str | None = None) -> Reply:
+    async def list_tools_raw(self, cursor: str | None = None) -> ProbeReply:
         """One page of ``tools/list`` as the wire has it."""
         params = {"cursor": cursor} if cursor else {}
         request = types.ListToolsRequest.model_validate({"method": "tools/list", "params": params})
@@ -326,7 +326,7 @@ class Probe:
         params: Mapping[str, Any],
         *,
         on_progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
-    ) -> Reply:
+    ) -> ProbeReply:
         """A request the SDK has no method for (``elicitation/track``)."""
         options: dict[str, Any] = {"timeout": TIMEOUT}
         if on_progress is not None:
@@ -334,7 +334,7 @@ class Probe:
         dispatcher = self.client.dispatcher
         return await self._send(lambda: dispatcher.send_raw_request(method, dict(params), options))
 
-    async def _send(self, send: Callable[[], Awaitable[Any]]) -> Reply:
+    async def _send(self, send: Callable[[], Awaitable[Any]]) -> ProbeReply:
         sink: list[Any] = []
         token = _RAW.set(sink)
         try:
@@ -345,12 +345,14 @@ class Probe:
                 # the check judges what came, which the hook kept.
                 raw = sink[-1] if sink else None
         except MCPError as error:
-            return Reply(error={"code": error.code, "message": error.message, "data": error.data})
+            return ProbeReply(
+                error={"code": error.code, "message": error.message, "data": error.data}
+            )
         finally:
             _RAW.reset(token)
         if sink:
             raw = sink[-1]
-        return Reply(result=raw if isinstance(raw, dict) else {"value": raw})
+        return ProbeReply(result=raw if isinstance(raw, dict) else {"value": raw})
 
 
 async def _never_called(context: Any, params: Any) -> Any:  # pragma: no cover - hooks answer

@@ -30,7 +30,7 @@ from mcp_elicit.check.catalog import (
     URL_REQUIRED_TOOL,
     URL_TOOL,
 )
-from mcp_elicit.check.probe import Probe, Reply, Target, text_of
+from mcp_elicit.check.probe import Probe, ProbeReply, Target, text_of
 from mcp_elicit.check.report import Outcome, Status
 from mcp_elicit.protocol.codes import (
     ELICITATION_COMPLETE as NOTICE,
@@ -55,7 +55,7 @@ REFUSAL_WAIT = 5.0
 
 _LINK = re.compile(r"\b(?:https?|ftp)://|\bwww\.", re.IGNORECASE)
 
-FORM_ONLY = frozenset({"form"})
+FORM_MODES = frozenset({"form"})
 BOTH = frozenset({"form", "url"})
 
 
@@ -221,7 +221,7 @@ def _url_requests_in(result: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return found
 
 
-def _asks_for_input(reply: Reply) -> bool:
+def _asks_for_input(reply: ProbeReply) -> bool:
     return reply.result is not None and reply.result.get("resultType") == "input_required"
 
 
@@ -315,7 +315,7 @@ async def _url_required_error(run: ServerRun, revision: str) -> str:
     return f"{expected} with {len(items)} URL-mode elicitation(s)"
 
 
-def _required_items(reply: Reply, expected: int) -> list[dict[str, Any]]:
+def _required_items(reply: ProbeReply, expected: int) -> list[dict[str, Any]]:
     if reply.code != expected:
         raise failed(f"expected error {expected}, got {reply.describe()}")
     data = (reply.error or {}).get("data")
@@ -383,7 +383,7 @@ async def _track(run: ServerRun, revision: str) -> str:
 async def _refused_track(probe: Probe, elicitation_id: Any, whose: str) -> str:
     """Track an id that is not the prober's to track: an error must come back, promptly; a
     track the server holds open (waiting on it) or answers is a failure."""
-    tracked: Reply | None = None
+    tracked: ProbeReply | None = None
     with anyio.move_on_after(REFUSAL_WAIT):
         tracked = await probe.request(
             TRACK, {"elicitationId": elicitation_id, "_meta": {"progressToken": 1}}
@@ -421,7 +421,7 @@ async def _track_foreign(run: ServerRun, revision: str) -> str:
 
 @_body("server-gate-url-mode")
 async def _gate_url_mode(run: ServerRun, revision: str) -> str:
-    async with run.probe(revision, modes=FORM_ONLY) as probe:
+    async with run.probe(revision, modes=FORM_MODES) as probe:
         reply = await probe.call(URL_TOOL)
         pushed = _pushed_links(probe)
     if pushed:
@@ -440,7 +440,7 @@ async def _gate_url_mode(run: ServerRun, revision: str) -> str:
     return "-32021 with requiredCapabilities.elicitation.url"
 
 
-def _required_capabilities(reply: Reply) -> Mapping[str, Any] | None:
+def _required_capabilities(reply: ProbeReply) -> Mapping[str, Any] | None:
     if reply.code != MISSING_REQUIRED_CLIENT_CAPABILITY:
         return None
     data = (reply.error or {}).get("data")
@@ -631,7 +631,7 @@ async def _validates_in_rounds(run: ServerRun, revision: str) -> str:
     return _judge_broken(reply, name)
 
 
-def _judge_broken(reply: Reply, name: str) -> str:
+def _judge_broken(reply: ProbeReply, name: str) -> str:
     if reply.error is not None:
         said = f"{reply.error.get('message', '')} {reply.error.get('data') or ''}"
     elif reply.result is not None and reply.result.get("isError"):

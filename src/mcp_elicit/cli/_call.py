@@ -32,7 +32,7 @@ NO_PERSON = N_(
 )
 
 
-def call(args: argparse.Namespace) -> int:
+def run_call(args: argparse.Namespace) -> int:
     arguments = _arguments(args.args)
     server = server_of(args)
     renderer: Renderer | None

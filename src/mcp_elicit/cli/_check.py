@@ -20,7 +20,7 @@ from mcp_elicit.client.targets import describe
 from mcp_elicit.i18n import _, current_language, language
 
 
-def check_server(args: argparse.Namespace) -> int:
+def run_check_server(args: argparse.Namespace) -> int:
     target = server_of(args)
     assert isinstance(target, str | StdioServerParameters | LoggedStdioServer)
     if not isinstance(target, str) and (args.header or args.other_header):
@@ -46,7 +46,7 @@ def check_server(args: argparse.Namespace) -> int:
     return _finish(args, report)
 
 
-def check_client(args: argparse.Namespace) -> int:
+def run_check_client(args: argparse.Namespace) -> int:
     if args.server_command == [] or args.server_command is None:
         raise UsageError(_("no client: give its command after '--', last on the line"))
     command = list(args.server_command)

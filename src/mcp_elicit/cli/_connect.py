@@ -39,7 +39,7 @@ def help_text() -> str:
     return "\n".join([_("Commands:"), *aligned(rows, indent="  ")])
 
 
-def connect(args: argparse.Namespace) -> int:
+def run_connect(args: argparse.Namespace) -> int:
     server = server_of(args)
     if args.ui == "web":
         from mcp_elicit.client.web import WebRenderer

@@ -21,7 +21,7 @@ from mcp_elicit.urls import UrlPolicy
 if TYPE_CHECKING:
     from mcp_elicit.client.renderer import Renderer
     from mcp_elicit.client.web import WebRenderer
-    from mcp_elicit.demo.showcase import Step
+    from mcp_elicit.demo.showcase import DemoStep
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -118,7 +118,7 @@ async def _session(
     client: ElicitingClient,
     kept: str,
     where: tuple[str, str],
-    steps: Sequence[Step] | None = None,
+    steps: Sequence[DemoStep] | None = None,
 ) -> int:
     from prompt_toolkit import PromptSession
 

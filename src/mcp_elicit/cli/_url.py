@@ -19,7 +19,7 @@ _HEADLINES = {
 }
 
 
-def check(args: argparse.Namespace) -> int:
+def run_url_check(args: argparse.Namespace) -> int:
     policy = UrlPolicy(
         allow_http_loopback=bool(args.allow_http_loopback),
         allow_private=bool(args.allow_private),

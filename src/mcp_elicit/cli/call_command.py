@@ -52,6 +52,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcp_elicit.cli._call import call
+    from mcp_elicit.cli._call import run_call
 
-    return call(args)
+    return run_call(args)

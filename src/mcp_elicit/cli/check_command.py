@@ -120,6 +120,6 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcp_elicit.cli._check import check_client, check_server
+    from mcp_elicit.cli._check import run_check_client, run_check_server
 
-    return check_server(args) if args.side == "server" else check_client(args)
+    return run_check_server(args) if args.side == "server" else run_check_client(args)

@@ -37,6 +37,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcp_elicit.cli._connect import connect
+    from mcp_elicit.cli._connect import run_connect
 
-    return connect(args)
+    return run_connect(args)

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.tour:  # the forms core only: no server, no client
         from mcp_elicit.demo import forms_tour
 
-        forms_tour.run(sys.stdout)
+        forms_tour.print_tour(sys.stdout)
         return 0
     from mcp_elicit.cli._demo import demo
 

@@ -58,10 +58,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "instead of block"
         ),
     )
-    check.set_defaults(run=run_check)
+    check.set_defaults(run=run)
 
 
-def run_check(args: argparse.Namespace) -> int:
-    from mcp_elicit.cli._url import check
+def run(args: argparse.Namespace) -> int:
+    from mcp_elicit.cli._url import run_url_check
 
-    return check(args)
+    return run_url_check(args)

@@ -46,7 +46,7 @@ class Booking:
     )
 
 
-def run(out: TextIO) -> None:
+def print_tour(out: TextIO) -> None:
     def say(text: str = "") -> None:
         print(text, file=out)
 

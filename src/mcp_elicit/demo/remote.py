@@ -41,7 +41,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from mcp_elicit.client._loopback import SignalFreeServer
-from mcp_elicit.demo.showcase import STEPS, Step
+from mcp_elicit.demo.showcase import STEPS, DemoStep
 from mcp_elicit.i18n import N_, _
 from mcp_elicit.server.oauth import JwtVerifier
 
@@ -52,9 +52,9 @@ PROVIDER_SCRIPT = PEERS / "oidc" / "provider.mjs"
 CALENDAR_AUDIENCE = "https://calendar.example/api"
 READY_TIMEOUT = 60.0
 
-REMOTE_STEPS: tuple[Step, ...] = (
+REMOTE_STEPS: tuple[DemoStep, ...] = (
     *STEPS,
-    Step(
+    DemoStep(
         N_("connect your calendar"),
         "upcoming_events",
         N_(

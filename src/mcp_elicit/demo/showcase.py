@@ -21,7 +21,7 @@ from mcp_elicit.revisions import LATEST, Revision
 
 
 @dataclass(frozen=True)
-class Step:
+class DemoStep:
     title: str
     tool: str
     intro: str
@@ -30,8 +30,8 @@ class Step:
     intro_for: dict[str, str] = field(default_factory=dict)
 
 
-STEPS: tuple[Step, ...] = (
-    Step(
+STEPS: tuple[DemoStep, ...] = (
+    DemoStep(
         N_("a form"),
         "book_room",
         N_(
@@ -50,7 +50,7 @@ STEPS: tuple[Step, ...] = (
             )
         },
     ),
-    Step(
+    DemoStep(
         N_("a confirmation"),
         "cancel_booking",
         N_(
@@ -58,12 +58,12 @@ STEPS: tuple[Step, ...] = (
             "booking, yes to cancel it; declining or cancelling the question keeps it too."
         ),
     ),
-    Step(
+    DemoStep(
         N_("starting fresh"),
         "forget_weather_key",
         N_("So that the next step asks for a key even if an earlier demo stored one."),
     ),
-    Step(
+    DemoStep(
         N_("a secret, through URL mode"),
         "connect_weather",
         N_(
@@ -82,7 +82,7 @@ STEPS: tuple[Step, ...] = (
             )
         },
     ),
-    Step(
+    DemoStep(
         N_("the stored secret"),
         "forecast",
         N_("This tool uses the stored key: no question this time."),
@@ -104,7 +104,7 @@ def server_command(store: str, key_file: Path) -> StdioServerParameters:
 
 
 async def run_steps(
-    client: ElicitingClient, out: TextIO, pause: Pause, steps: Sequence[Step] = STEPS
+    client: ElicitingClient, out: TextIO, pause: Pause, steps: Sequence[DemoStep] = STEPS
 ) -> bool:
     """Each step: its introduction, a pause, the tool call (the person answers whatever it
     asks), its result. ``False`` when the person stopped before the end."""
@@ -116,7 +116,7 @@ async def run_steps(
     for number, step in enumerate(steps, 1):
         say()
         say(
-            _("── Step {number} of {total}: {title} ({tool}) ──").format(
+            _("── DemoStep {number} of {total}: {title} ({tool}) ──").format(
                 number=number, total=len(steps), title=_(step.title), tool=step.tool
             )
         )
@@ -129,11 +129,11 @@ async def run_steps(
         )
         if not await pause(_("Press Enter to call {tool}… ").format(tool=step.tool)):
             return False
-        say(describe_result(await call(client, step.tool, step.arguments)))
+        say(describe_result(await call_tool(client, step.tool, step.arguments)))
     return True
 
 
-async def call(client: ElicitingClient, tool: str, arguments: dict[str, Any]) -> Any:
+async def call_tool(client: ElicitingClient, tool: str, arguments: dict[str, Any]) -> Any:
     """The result, or the error that stands for it (the demo goes on after either)."""
     try:
         return await client.call_tool(tool, arguments)

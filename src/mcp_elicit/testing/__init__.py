@@ -50,7 +50,7 @@ from mcp_elicit.server import Elicitation
 from mcp_elicit.urls import UrlPolicy
 
 __all__ = [
-    "Question",
+    "ReceivedQuestion",
     "Result",
     "TestSession",
     "connect",
@@ -63,7 +63,7 @@ LinkAction = Callable[[str], Coroutine[Any, Any, None]]
 
 
 @dataclass(frozen=True, slots=True)
-class Question:
+class ReceivedQuestion:
     """One elicitation as the client received it: ``params`` exactly as sent."""
 
     revision: str
@@ -117,7 +117,7 @@ class TestSession:
 
     client: ElicitingClient
     strict: bool = True
-    asked: list[Question] = field(default_factory=list)
+    asked: list[ReceivedQuestion] = field(default_factory=list)
     opened: list[str] = field(default_factory=list)
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> Result:
@@ -140,13 +140,13 @@ class TestSession:
 class _RecordingHandler(ElicitationHandler):
     """The real handler, remembering each request's params before handling it."""
 
-    def __init__(self, session_asked: list[Question], **options: Any) -> None:
+    def __init__(self, session_asked: list[ReceivedQuestion], **options: Any) -> None:
         super().__init__(**options)
         self._asked = session_asked
 
     async def handle(self, params: Any, asking: Asking) -> dict[str, Any]:
         if isinstance(params, Mapping):
-            self._asked.append(Question(asking.revision.value, dict(params)))
+            self._asked.append(ReceivedQuestion(asking.revision.value, dict(params)))
         return await super().handle(params, asking)
 
     async def obtain(
@@ -157,7 +157,9 @@ class _RecordingHandler(ElicitationHandler):
         tracker: Tracker | None = None,
     ) -> bool:
         for request in requests:
-            self._asked.append(Question(asking.revision.value, request.to_params(asking.revision)))
+            self._asked.append(
+                ReceivedQuestion(asking.revision.value, request.to_params(asking.revision))
+            )
         return await super().obtain(requests, asking, tracker=tracker)
 
 
@@ -176,7 +178,7 @@ async def connect(
     """A client connected to ``server`` (see the module's docstring). ``client_options`` go
     to :class:`~mcp_elicit.client.ElicitingClient` (and through it to ``mcp.Client``:
     ``sampling_callback``, ``list_roots_callback``, ...)."""
-    asked: list[Question] = []
+    asked: list[ReceivedQuestion] = []
     async with anyio.create_task_group() as tasks:
         opened: list[str] = []
 
