@@ -56,8 +56,9 @@ from mcp_elicit.revisions import UPSTREAM_CHOICES, Revision, sdk_client_mode
 
 logger = logging.getLogger(__name__)
 
-Asked = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-"""What answers a question pushed on a leased session: raw params in, raw result out."""
+QuestionHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+"""What answers a question pushed on a leased session: raw params in, raw result out (raise
+``MCPError`` to answer with an error)."""
 
 _DECLARED: contextvars.ContextVar[ElicitationModes | None] = contextvars.ContextVar(
     "mcp_elicit_gateway_declared", default=None
@@ -85,7 +86,7 @@ class Connection:
 
     client: _sdk.ElicitingSdkClient
     modes: ElicitationModes
-    asked: Asked | None = None  # set while a call holds the lease
+    asked: QuestionHandler | None = None  # set while a call holds the lease
     closed: anyio.Event = field(default_factory=anyio.Event)  # set to end the session
     ended: anyio.Event = field(default_factory=anyio.Event)  # set once it has ended
     spoiled: bool = False  # cut short mid-call: not to be reused
@@ -202,7 +203,9 @@ class Upstream:
             return await connection.request(method, params)
 
     @asynccontextmanager
-    async def lease(self, modes: ElicitationModes, asked: Asked) -> AsyncIterator[Connection]:
+    async def lease(
+        self, modes: ElicitationModes, asked: QuestionHandler
+    ) -> AsyncIterator[Connection]:
         """A push-era session of its own for one call, declaring ``modes``; what it is asked
         goes to ``asked``. Mark it ``spoiled`` to have it closed instead of reused."""
         idle = self._idle.setdefault(modes, [])
@@ -277,6 +280,11 @@ class Upstream:
         await anyio.lowlevel.checkpoint()
 
 
+def error_json(error: MCPError) -> dict[str, Any]:
+    """The JSON-RPC error an upstream request ended with, as JSON (with its ``data``)."""
+    return error.error.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
 async def _nobody_asks(params: dict[str, Any]) -> dict[str, Any]:
     raise MCPError(types.INVALID_REQUEST, "This request cannot be asked anything")
 
@@ -344,4 +352,4 @@ def _elicitation_capability(
     return types.ElicitationCapability.model_validate(declared)
 
 
-__all__ = ["Asked", "Connection", "Upstream"]
+__all__ = ["Connection", "QuestionHandler", "Upstream", "error_json"]
