@@ -7,8 +7,9 @@ Rules:
   becomes what the client is shown by :meth:`Bridge.question`, and an answer becomes what the
   server is sent by :meth:`Bridge.answer`. Everything the gateway checks happens inside
   those two calls, and so does the audit.
-- A question is read in the upstream's revision (:func:`read_question`, for a push-era
-  server's raw params) and written in the downstream's: a schema is converted (a schema the
+- A question, read in the upstream's revision (a push-era server's by
+  :mod:`.upstream`, a 2026-07-28 server's with its round), is written in the downstream's:
+  a schema is converted (a schema the
   downstream revision cannot express is an error naming what), a mode the downstream client
   did not declare is refused (never silently declined), a link gets its safety verdict in
   ``_meta`` (:data:`VERDICT_META`) or, blocked by policy, never reaches the person (the
@@ -40,9 +41,7 @@ from mcp_elicit.protocol import (
     ElicitResult,
     ProtocolProblem,
     elicit_result,
-    invalid_params_error,
     parse_elicit_result,
-    parse_elicitation_params,
     rules_for,
 )
 from mcp_elicit.protocol.peers import Peer
@@ -56,10 +55,6 @@ VERDICT_META = "io.github.mcp-elicit/url-verdict"
 
 class Refused(MCPError):
     """The question cannot go to this client (the JSON-RPC error for it)."""
-
-    @classmethod
-    def of(cls, error: Mapping[str, Any]) -> Refused:
-        return cls(int(error["code"]), str(error["message"]), error.get("data"))
 
 
 class BadAnswer(Exception):
@@ -99,15 +94,6 @@ class Safeguards:
     block_links: bool = True
     url_policy: UrlPolicy = DEFAULT_POLICY
     audit: AuditLog | None = field(default=None, compare=False)
-
-
-def read_question(params: Any, revision: Revision | str) -> ElicitationRequest:
-    """The question in ``params`` (an ``elicitation/create``'s, in ``revision``); ``Refused``
-    with -32602 and every problem when it is not one."""
-    parsed = parse_elicitation_params(params, revision=revision)
-    if isinstance(parsed, list):
-        raise Refused.of(invalid_params_error(parsed))
-    return parsed
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,11 +25,16 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
-from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Refused, read_question
+from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Refused
 from mcp_elicit.gateway.context import forwarded
 from mcp_elicit.gateway.pushing import PushedQuestions
 from mcp_elicit.gateway.upstream import Upstream, error_json
-from mcp_elicit.protocol import parse_url_required_error, rules_for, url_required_error
+from mcp_elicit.protocol import (
+    ElicitationRequest,
+    parse_url_required_error,
+    rules_for,
+    url_required_error,
+)
 from mcp_elicit.protocol.peers import Peer
 from mcp_elicit.revisions import Revision
 
@@ -48,8 +53,7 @@ class PushToPush:
         bad_answers: list[BadAnswer] = []
         scope = anyio.CancelScope()
 
-        async def asked(raw: dict[str, Any]) -> dict[str, Any]:
-            request = read_question(raw, up)
+        async def asked(request: ElicitationRequest) -> dict[str, Any]:
             try:
                 carried = await self.pushed.ask(ctx, down, request, answer_in=up)
             except BadAnswer as bad:  # never sent upstream: the call ends here

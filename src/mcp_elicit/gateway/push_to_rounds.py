@@ -37,7 +37,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
-from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Bridge, read_question
+from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Bridge
 from mcp_elicit.gateway.context import forwarded
 from mcp_elicit.gateway.held import CallEnded, HeldCall, HeldCalls, OpenQuestion, Stale
 from mcp_elicit.gateway.links import Links
@@ -49,7 +49,11 @@ from mcp_elicit.gateway.state import (
     write_state,
 )
 from mcp_elicit.gateway.upstream import Upstream, error_json
-from mcp_elicit.protocol import input_required_result, parse_url_required_error
+from mcp_elicit.protocol import (
+    ElicitationRequest,
+    input_required_result,
+    parse_url_required_error,
+)
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.protocol.peers import Peer
 from mcp_elicit.revisions import Revision
@@ -184,10 +188,8 @@ class PushToRounds:
     async def _run(self, held: HeldCall, down: Peer, method: str, params: dict[str, Any]) -> None:
         """The upstream call, from start to end; what the server asks is held for the
         client."""
-        up = Revision(self.upstream.version)
 
-        async def asked(raw: dict[str, Any]) -> dict[str, Any]:
-            request = read_question(raw, up)
+        async def asked(request: ElicitationRequest) -> dict[str, Any]:
             shown = self.bridge.question(request, down)  # Refused to the server
             if shown is None:
                 return CANCEL
