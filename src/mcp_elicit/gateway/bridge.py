@@ -7,14 +7,13 @@ Rules:
   becomes what the client is shown by :meth:`Bridge.question`, and an answer becomes what the
   server is sent by :meth:`Bridge.answer`. Everything the gateway checks happens inside
   those two calls, and so does the audit.
-- A question, read in the upstream's revision (a push-era server's by
-  :mod:`.upstream`, a 2026-07-28 server's with its round), is written in the downstream's:
-  a schema is converted (a schema the
-  downstream revision cannot express is an error naming what), a mode the downstream client
-  did not declare is refused (never silently declined), a link gets its safety verdict in
-  ``_meta`` (:data:`VERDICT_META`) or, blocked by policy, never reaches the person (the
-  caller tells the upstream ``cancel``, as a host's own client does). The URL itself is
-  never rewritten, opened or fetched.
+- A question, read in the upstream's revision (a push-era server's by :mod:`.upstream`, a
+  2026-07-28 server's with its round), is written in the downstream's: a schema is converted
+  (a schema the downstream revision cannot express is an error naming what), a mode the
+  downstream client did not declare is refused (never silently declined), a link gets its
+  safety verdict in ``_meta`` (:data:`VERDICT_META`) or, blocked by policy, never reaches the
+  person (the caller tells the upstream ``cancel``, as a host's own client does). The URL
+  itself is never rewritten, opened or fetched.
 - The links of an upstream's -32042 / -32604 are the server's refusal, not a question: they
   are written for the client (:meth:`Bridge.written`) and not blocked.
 - An answer is read in the downstream's revision, checked against the question's schema
@@ -159,8 +158,8 @@ class Bridge:
         raw: Any,
         request: ElicitationRequest,
         *,
-        read_in: Revision | str,
-        write_in: Revision | str,
+        read_in: Revision,
+        write_in: Revision,
     ) -> Carried:
         """The client's answer to ``request``, read in ``read_in``, checked against the
         question's schema, audited, and written for a server of ``write_in``. ``BadAnswer``
@@ -197,7 +196,7 @@ class Bridge:
         return _verdict(request.url, self.safeguards.url_policy).blocked
 
     def _read_answer(
-        self, raw: Any, request: ElicitationRequest, revision: Revision | str
+        self, raw: Any, request: ElicitationRequest, revision: Revision
     ) -> ElicitResult:
         parsed = parse_elicit_result(raw, revision=revision, mode=request.mode)
         if isinstance(parsed, list):

@@ -49,6 +49,8 @@ from mcp_elicit.revisions import Revision
 
 
 class WayThrough(Protocol):
+    """One way through: carries a request of ``down`` (the client) upstream and back."""
+
     async def call(
         self, ctx: ServerRequestContext[Any, Any], down: Peer, method: str
     ) -> dict[str, Any]: ...
