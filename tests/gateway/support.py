@@ -1,12 +1,19 @@
-"""The processes the gateway's slow tests start (a helper module, not tests): a Python server
-of the repository's on a loopback port, and ``mcp-elicit gateway`` in front of an upstream."""
+"""Helpers for the gateway's tests (a helper module, not tests): the processes the slow tests
+start (a Python server of the repository's on a loopback port, and ``mcp-elicit gateway`` in
+front of an upstream), and fakes for unit-testing the ways through without a session."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
+import mcp_types as types
+
+from mcp_elicit.protocol import ElicitationModes
 from tests.served import Served
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,3 +47,53 @@ def gateway(
         ],
         log=log,
     )
+
+
+# -- fakes for the ways through, unit-tested without a session -------------------------------
+
+
+@dataclass
+class FakeSession:
+    """What the ways through read of a downstream session."""
+
+    client_capabilities: types.ClientCapabilities | None = None
+    _connection: object = field(default_factory=object)
+    completed: list[str] = field(default_factory=list)
+
+    async def send_elicit_complete(self, elicitation_id: str, **options: Any) -> None:
+        self.completed.append(elicitation_id)
+
+
+def request_context(
+    version: str,
+    declared: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
+) -> Any:
+    """A downstream request's context, as much of it as the ways through read."""
+    capabilities = None if declared is None else types.ClientCapabilities.model_validate(declared)
+    return SimpleNamespace(
+        protocol_version=version,
+        session=FakeSession(capabilities),
+        params=params,
+        request_id=1,
+    )
+
+
+@dataclass
+class ScriptedUpstream:
+    """An upstream that answers each request with the next of ``results`` and keeps what it
+    was sent."""
+
+    version: str
+    results: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def rounds(self) -> bool:
+        return self.version == "2026-07-28"
+
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, modes: ElicitationModes
+    ) -> dict[str, Any]:
+        self.sent.append(dict(params or {}))
+        return self.results.pop(0)

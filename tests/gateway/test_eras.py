@@ -20,8 +20,9 @@ from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
 from mcp_elicit.client import AuditLog
-from mcp_elicit.gateway import Checks, Gateway
+from mcp_elicit.gateway import Gateway, Safeguards
 from mcp_elicit.gateway.bridge import VERDICT_META
+from mcp_elicit.gateway.state import HeldQuestion, write_state
 from tests.server_support import Person, booking_server, connect, text
 
 pytestmark = pytest.mark.anyio
@@ -160,7 +161,8 @@ async def test_a_forged_request_state_is_refused() -> None:
         Gateway(made.server, upstream_protocol="2025-11-25") as gateway,
         Client(gateway.server, mode="auto") as client,
     ):
-        forged = json.dumps({"call": "x", "key": "q1"})
+        # The gateway's own record, well formed, but not sealed by this gateway.
+        forged = write_state(HeldQuestion("x", "q1"))
         with pytest.raises(MCPError) as raised:
             await client.session.send_request(_call("book", forged), _raw())
     assert "requestState" in str(raised.value)
@@ -185,7 +187,7 @@ async def test_the_audit_log_records_each_question_with_answers_redacted(tmp_pat
     try:
         async with (
             Gateway(
-                made.server, upstream_protocol="2025-11-25", checks=Checks(audit=audit)
+                made.server, upstream_protocol="2025-11-25", safeguards=Safeguards(audit=audit)
             ) as gateway,
             connect(gateway.server, "2026-07-28", Person([dict(WHO), dict(SURE), dict(ROOM)])) as c,
         ):

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
 from mcp_elicit.gateway import Gateway
-from mcp_elicit.gateway.held import Asking, Finished, HeldCall, Stale
+from mcp_elicit.gateway.held import CallEnded, HeldCall, HeldCalls, OpenQuestion, Stale
 from mcp_elicit.protocol import ElicitationRequest
 from tests.server_support import booking_server
 
@@ -40,17 +40,20 @@ async def test_a_question_is_answered_once_and_only_under_its_own_key() -> None:
 
         async def server() -> None:
             got.append(await held.ask(QUESTION))
-            held.finish(Finished(result={"content": []}))
+            held.finish(CallEnded(result={"content": []}))
 
         tasks.start_soon(server)
         step = await held.next_step()
-        assert step == Asking("q1", QUESTION)
+        assert step == OpenQuestion("q1", QUESTION)
+        assert held.question("q1") == step
+        with pytest.raises(Stale):
+            held.question("q2")
         with pytest.raises(Stale):
             held.answer("q2", WHO)  # not the question waiting
         held.answer("q1", WHO)
         with pytest.raises(Stale):
             held.answer("q1", WHO)  # a replay, or a second retry racing the first
-        assert await held.next_step() == Finished(result={"content": []})
+        assert await held.next_step() == CallEnded(result={"content": []})
     assert got == [WHO]
 
 
@@ -65,12 +68,29 @@ async def test_the_hold_clock_stops_while_a_request_waits_and_runs_after() -> No
         await anyio.sleep(0.01)
         assert held.expired_at() is None  # somebody waits: no expiry
         clock.now = 150.0
-        held.finish(Finished(result={}))
+        held.finish(CallEnded(result={}))
     assert held.expired_at() == 160.0  # counted from when the wait ended
     held.expire()
     assert held.state == "expired" and cancelled == [True]
     with pytest.raises(Stale):
         await held.next_step()
+
+
+async def test_a_call_given_up_is_cancelled_upstream_and_forgotten() -> None:
+    calls = HeldCalls(60.0)
+    held = calls.new()
+    cancelled: list[bool] = []
+    held.cancel = lambda: cancelled.append(True)
+    calls.give_up(held)
+    assert held.state == "expired" and cancelled == [True] and len(calls) == 0
+
+
+async def test_an_idle_call_expires_once_its_limit_has_passed() -> None:
+    calls = HeldCalls(0.05)
+    held = calls.new()
+    with anyio.fail_after(5):
+        await calls.expire_when_idle(held)
+    assert held.state == "expired" and len(calls) == 0
 
 
 async def _unused(context: Any, params: Any) -> Any:

@@ -10,7 +10,7 @@ import anyio
 from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._running import server_of
 from mcp_elicit.client import AuditLog
-from mcp_elicit.gateway import DEFAULT_HOLD_LIMIT, LINK_WAIT, Checks, Gateway
+from mcp_elicit.gateway import DEFAULT_HOLD_LIMIT, LINK_WAIT, Gateway, Safeguards
 from mcp_elicit.i18n import _
 
 
@@ -26,7 +26,7 @@ def run_gateway(args: argparse.Namespace) -> int:
             raise UsageError(
                 _("--audit: cannot open {path}: {why}").format(path=args.audit, why=error.strerror)
             ) from None
-    checks = Checks(
+    safeguards = Safeguards(
         validate_answers=not args.no_answer_check,
         url_verdicts=not args.no_url_verdicts,
         block_links=not args.allow_blocked_links,
@@ -35,7 +35,7 @@ def run_gateway(args: argparse.Namespace) -> int:
     try:
         gateway = Gateway(
             target,
-            checks=checks,
+            safeguards=safeguards,
             upstream_protocol=args.upstream_protocol,
             headers=dict(args.header),
             hold_limit=args.hold_limit or DEFAULT_HOLD_LIMIT,

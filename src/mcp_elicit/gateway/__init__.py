@@ -4,13 +4,14 @@ URL mode intact (docs/gateway.md).
 - :class:`Gateway` — one upstream server, served to downstream clients over stdio or
   Streamable HTTP; push (2025) and multi-round-trip (2026-07-28) bridged both ways.
 - :class:`Upstream` — the connections to the upstream (pinned revision, headers).
-- :class:`Checks` — what is checked on the way: answers, link verdicts, blocked links, audit.
+- :class:`Safeguards` — what is checked and recorded on the way: answers, link verdicts,
+  blocked links, audit.
 """
 
-from mcp_elicit.gateway.bridge import VERDICT_META, Checks
-from mcp_elicit.gateway.calls import LINK_WAIT
+from mcp_elicit.gateway.bridge import VERDICT_META, Safeguards
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT
+from mcp_elicit.gateway.push_to_rounds import LINK_WAIT
 from mcp_elicit.gateway.serving import Gateway
 from mcp_elicit.gateway.upstream import Upstream
 
-__all__ = ["DEFAULT_HOLD_LIMIT", "LINK_WAIT", "VERDICT_META", "Checks", "Gateway", "Upstream"]
+__all__ = ["DEFAULT_HOLD_LIMIT", "LINK_WAIT", "VERDICT_META", "Gateway", "Safeguards", "Upstream"]

@@ -1,17 +1,24 @@
 """One question and its answer, carried from the upstream's revision to the downstream's and
 back, with the checks a gateway applies on the way. No I/O but the audit log.
 
-A question is read in the upstream's revision (:func:`read_question`) and written in the
-downstream's (:meth:`Bridge.question_for`): a schema is converted (a schema the downstream
-revision cannot express is an error naming what), a mode the downstream client did not
-declare is refused (never silently declined), a link gets its safety verdict in ``_meta``
-(:data:`VERDICT_META`) or, blocked by policy, never reaches the person (the upstream is told
-``cancel``, as a host's own client does). The URL itself is never rewritten, opened or
-fetched.
+Rules:
 
-An answer is read in the downstream's revision, checked against the question's schema before
-it goes anywhere (:meth:`Bridge.read_answer`), and written in the upstream's
-(:func:`answer_for`).
+- One call per question, one per answer: whichever way a call goes through, a question
+  becomes what the client is shown by :meth:`Bridge.question`, and an answer becomes what the
+  server is sent by :meth:`Bridge.answer`. Everything the gateway checks happens inside
+  those two calls, and so does the audit.
+- A question, read in the upstream's revision (a push-era server's by :mod:`.upstream`, a
+  2026-07-28 server's with its round), is written in the downstream's: a schema is converted
+  (a schema the downstream revision cannot express is an error naming what), a mode the
+  downstream client did not declare is refused (never silently declined), a link gets its
+  safety verdict in ``_meta`` (:data:`VERDICT_META`) or, blocked by policy, never reaches the
+  person (the caller tells the upstream ``cancel``, as a host's own client does). The URL
+  itself is never rewritten, opened or fetched.
+- The links of an upstream's -32042 / -32604 are the server's refusal, not a question: they
+  are written for the client (:meth:`Bridge.written`) and not blocked.
+- An answer is read in the downstream's revision, checked against the question's schema
+  before it goes anywhere, and written in the upstream's; one that does not fit is
+  :class:`BadAnswer` (audited as ``invalid``) and never goes upstream.
 """
 
 from __future__ import annotations
@@ -33,11 +40,10 @@ from mcp_elicit.protocol import (
     ElicitResult,
     ProtocolProblem,
     elicit_result,
-    invalid_params_error,
     parse_elicit_result,
-    parse_elicitation_params,
     rules_for,
 )
+from mcp_elicit.protocol.peers import Peer
 from mcp_elicit.revisions import Revision
 from mcp_elicit.urls import DEFAULT_POLICY, UrlPolicy, UrlVerdict, check_url
 
@@ -46,12 +52,8 @@ VERDICT_META = "io.github.mcp-elicit/url-verdict"
 ``mcp-elicit url check --json``) to a URL-mode question it passes on."""
 
 
-class Refused(Exception):
-    """The question cannot go to this client: ``error`` is the JSON-RPC error for it."""
-
-    def __init__(self, error: dict[str, Any]) -> None:
-        super().__init__(error["message"])
-        self.error = error
+class Refused(MCPError):
+    """The question cannot go to this client (the JSON-RPC error for it)."""
 
 
 class BadAnswer(Exception):
@@ -74,8 +76,8 @@ class BadAnswer(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Checks:
-    """What the gateway checks on the way (every one on by default).
+class Safeguards:
+    """What the gateway checks and records on the way (every one on by default).
 
     - ``validate_answers``: an answer that does not fit the question's schema never goes
       upstream: the call ends with an error naming the fields (a tool error for
@@ -93,47 +95,48 @@ class Checks:
     audit: AuditLog | None = field(default=None, compare=False)
 
 
-def read_question(params: Any, revision: Revision | str) -> ElicitationRequest:
-    """The question in ``params`` (an ``elicitation/create``'s, in ``revision``); ``Refused``
-    with -32602 and every problem when it is not one."""
-    parsed = parse_elicitation_params(params, revision=revision)
-    if isinstance(parsed, list):
-        raise Refused(invalid_params_error(parsed))
-    return parsed
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """An answer on its way upstream: ``answer`` as the client gave it, checked (what the
+    audit log records), and ``sent`` as the server's revision reads it."""
+
+    answer: ElicitResult
+    sent: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class Bridge:
-    """The checks, applied between an upstream and a downstream revision."""
+    """The safeguards, applied between an upstream and a downstream revision."""
 
-    checks: Checks = Checks()
+    safeguards: Safeguards = Safeguards()
 
-    def blocked(self, request: ElicitationRequest) -> bool:
-        """A link the policy refuses to show (the caller answers ``cancel`` upstream)."""
-        if request.mode != "url" or request.url is None or not self.checks.block_links:
-            return False
-        return _verdict(request.url, self.checks.url_policy).blocked
+    def question(self, request: ElicitationRequest, client: Peer) -> dict[str, Any] | None:
+        """``request`` as ``elicitation/create`` params for ``client``; ``None`` for a link
+        the policy blocks (audited as cancelled: the caller answers ``cancel`` upstream).
+        ``Refused`` when that client cannot be asked it."""
+        if client.revision is None:
+            raise Refused(INVALID_REQUEST, "The client has no elicitation")
+        if self._blocked(request):
+            self._record(
+                {"mode": "url", "url": request.url, "action": "cancel", "why": "url-blocked"}
+            )
+            return None
+        return self.written(request, client.revision, client.modes)
 
-    def question_for(
-        self,
-        request: ElicitationRequest,
-        revision: Revision,
-        modes: ElicitationModes,
+    def written(
+        self, request: ElicitationRequest, revision: Revision, modes: ElicitationModes
     ) -> dict[str, Any]:
         """``request`` as ``elicitation/create`` params for a client of ``revision`` that
-        declared ``modes``. ``Refused`` when that client cannot be asked it."""
+        declared ``modes``, with no policy applied to its link. ``Refused`` when that client
+        cannot be asked it."""
         if not modes.allows(request.mode):
             raise Refused(
-                {
-                    "code": INVALID_REQUEST,
-                    "message": (
-                        f"The server asked a {request.mode}-mode question and the client "
-                        f"did not declare {request.mode} mode"
-                    ),
-                }
+                INVALID_REQUEST,
+                f"The server asked a {request.mode}-mode question and the client "
+                f"did not declare {request.mode} mode",
             )
         if request.mode == "url" and not rules_for(revision).has_url_mode:
-            raise Refused({"code": INVALID_REQUEST, "message": f"{revision} has no URL mode"})
+            raise Refused(INVALID_REQUEST, f"{revision} has no URL mode")
         try:
             if request.mode == "form" and request.requested_schema is not None:
                 schema = convert(request.requested_schema, to=revision.value)
@@ -141,28 +144,65 @@ class Bridge:
             params = request.to_params(revision)
         except (ConversionError, InvalidSchema, ValueError) as cannot:
             raise Refused(
-                {
-                    "code": INVALID_REQUEST,
-                    "message": f"The server's question cannot be asked on {revision}: {cannot}",
-                }
+                INVALID_REQUEST, f"The server's question cannot be asked on {revision}: {cannot}"
             ) from None
-        if request.mode == "url" and request.url is not None and self.checks.url_verdicts:
-            verdict = _verdict(request.url, self.checks.url_policy)
+        if request.mode == "url" and request.url is not None and self.safeguards.url_verdicts:
+            verdict = _verdict(request.url, self.safeguards.url_policy)
             params["_meta"] = {**(request.meta or {}), VERDICT_META: verdict.to_json()}
         elif request.meta:
             params["_meta"] = dict(request.meta)
         return params
 
-    def read_answer(
-        self, raw: Any, request: ElicitationRequest, revision: Revision | str
+    def answer(
+        self,
+        raw: Any,
+        request: ElicitationRequest,
+        *,
+        read_in: Revision,
+        write_in: Revision,
+    ) -> Carried:
+        """The client's answer to ``request``, read in ``read_in``, checked against the
+        question's schema, audited, and written for a server of ``write_in``. ``BadAnswer``
+        (audited as ``invalid``) when it does not fit."""
+        try:
+            answer = self._read_answer(raw, request, read_in)
+        except BadAnswer as bad:
+            self._record(
+                {
+                    "mode": request.mode,
+                    "message": request.message,
+                    "action": "invalid",
+                    "why": str(bad),
+                }
+            )
+            raise
+        if self.safeguards.audit is not None:
+            self._record(
+                {
+                    "mode": request.mode,
+                    "message": request.message,
+                    "url": request.url,
+                    "action": answer.action,
+                    "content": self.safeguards.audit.content(answer.content),
+                }
+            )
+        content = answer.content if answer.action == "accept" and request.mode == "form" else None
+        sent = elicit_result(answer.action, content, revision=write_in, mode=request.mode)
+        return Carried(answer, sent)
+
+    def _blocked(self, request: ElicitationRequest) -> bool:
+        if request.mode != "url" or request.url is None or not self.safeguards.block_links:
+            return False
+        return _verdict(request.url, self.safeguards.url_policy).blocked
+
+    def _read_answer(
+        self, raw: Any, request: ElicitationRequest, revision: Revision
     ) -> ElicitResult:
-        """The client's answer to ``request``, read in ``revision`` and checked against the
-        question's schema; ``BadAnswer`` when it does not fit."""
         parsed = parse_elicit_result(raw, revision=revision, mode=request.mode)
         if isinstance(parsed, list):
             raise BadAnswer(request, parsed)
         if (
-            self.checks.validate_answers
+            self.safeguards.validate_answers
             and parsed.action == "accept"
             and request.mode == "form"
             and request.requested_schema is not None
@@ -172,23 +212,9 @@ class Bridge:
                 raise BadAnswer(request, problems)
         return parsed
 
-    def record(self, event: Mapping[str, Any]) -> None:
-        if self.checks.audit is not None:
-            self.checks.audit.record({"by": "gateway", **event})
-
-    def audit_answer(self, request: ElicitationRequest, answer: ElicitResult, **event: Any) -> None:
-        if self.checks.audit is None:
-            return
-        self.record(
-            {
-                "mode": request.mode,
-                "message": request.message,
-                "url": request.url,
-                "action": answer.action,
-                "content": self.checks.audit.content(answer.content),
-                **event,
-            }
-        )
+    def _record(self, event: Mapping[str, Any]) -> None:
+        if self.safeguards.audit is not None:
+            self.safeguards.audit.record({"by": "gateway", **event})
 
 
 # A link is judged when the gateway decides whether to block it and again when it attaches
@@ -203,12 +229,6 @@ def _verdict(url: str, policy: UrlPolicy) -> UrlVerdict:
     return _verdict_in(url, policy, current_language())
 
 
-def answer_for(
-    answer: ElicitResult, request: ElicitationRequest, revision: Revision | str
-) -> dict[str, Any]:
-    """``answer`` as the ``ElicitResult`` a server of ``revision`` reads."""
-    content = answer.content if answer.action == "accept" and request.mode == "form" else None
-    return elicit_result(answer.action, content, revision=revision, mode=request.mode)
-
-
 CANCEL: dict[str, Any] = {"action": "cancel"}
+"""What a push-era server is told when its question never reached the person (a blocked
+link)."""

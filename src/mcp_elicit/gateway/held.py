@@ -7,9 +7,9 @@ Why it is needed. A 2025-era server asks while its call is open (it sends
 ``inputResponses`` and the ``requestState`` it was given. So the gateway starts the upstream
 call, and when the server asks, it ends the client's request with an ``InputRequiredResult``
 while the upstream call stays open, *held*, waiting for the answer. The ``requestState``
-names the held call and the question (sealed by the SDK's ``RequestStateBoundary``: bound to
-the method, the tool and its arguments, the user, and short-lived), and the retry that
-carries it delivers the answer to the waiting server.
+names the held call and the question (a :class:`~.state.HeldQuestion`, sealed by the SDK's
+``RequestStateBoundary``: bound to the method, the tool and its arguments, the user, and
+short-lived), and the retry that carries it delivers the answer to the waiting server.
 
 States (one at a time):
 
@@ -24,14 +24,16 @@ Moves:
 - ``running`` → ``asking``: the server asks (:meth:`HeldCall.ask`, in the upstream session's
   task; it returns when the answer arrives).
 - ``asking`` → ``running``: a retry delivers the answer to the current question
-  (:meth:`HeldCall.answer`). Only the current key is taken: an answer to an older question
-  (a replayed retry), or a second retry racing the first for the same question, is refused
-  (:class:`Stale`), so one question is answered once.
+  (:meth:`HeldCall.answer`). Only the current key is taken (:meth:`HeldCall.question` says
+  which it is): an answer to an older question (a replayed retry), or a second retry racing
+  the first for the same question, is refused (:class:`Stale`), so one question is answered
+  once.
 - ``running`` → ``finished``: the upstream call returned (:meth:`HeldCall.finish`).
 - ``asking`` or ``finished`` → ``expired``: no client request has waited on the call for
-  ``limit`` seconds (:meth:`HeldCall.expired_at`): :meth:`HeldCall.expire` cancels the
-  upstream call, and the caller forgets it. An answer the gateway rejects expires the call
-  the same way (the server never sees that answer). While a request waits
+  ``limit`` seconds (:meth:`HeldCall.expired_at`, watched by
+  :meth:`HeldCalls.expire_when_idle`): :meth:`HeldCall.expire` cancels the upstream call,
+  and it is forgotten. An answer the gateway rejects expires the call the same way
+  (:meth:`HeldCalls.give_up`: the server never sees that answer). While a request waits
   (:meth:`HeldCall.next_step`) the clock stops: the server may take as long as it likes to
   compute.
 
@@ -63,7 +65,7 @@ class Stale(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Asking:
+class OpenQuestion:
     """The held call waits on question ``key`` (``shown``: as the client is asked it)."""
 
     key: str
@@ -72,14 +74,14 @@ class Asking:
 
 
 @dataclass(frozen=True, slots=True)
-class Finished:
+class CallEnded:
     """The upstream call ended: ``result`` (a raw result) or ``error`` (an ``MCPError``)."""
 
     result: dict[str, Any] | None = None
     error: BaseException | None = None
 
 
-Step = Asking | Finished
+HeldStep = OpenQuestion | CallEnded
 
 
 @dataclass(eq=False)
@@ -92,8 +94,8 @@ class HeldCall:
     state: State = "running"
     asked: int = 0
     cancel: Callable[[], None] | None = None  # cancels the upstream call while it runs
-    current: Asking | None = None
-    outcome: Finished | None = None
+    current: OpenQuestion | None = None
+    outcome: CallEnded | None = None
     waiting: int = 0  # client requests waiting on the call right now
     idle_since: float = 0.0
     _answer: Any = None
@@ -110,14 +112,14 @@ class HeldCall:
         if self.state != "running":
             raise RuntimeError(f"a held call cannot ask while {self.state}")
         self.asked += 1
-        self.current = Asking(f"q{self.asked}", request, shown)
+        self.current = OpenQuestion(f"q{self.asked}", request, shown)
         self._answered = anyio.Event()
         self._move("asking")
         await self._answered.wait()
         answer, self._answer = self._answer, None
         return answer
 
-    def finish(self, outcome: Finished) -> None:
+    def finish(self, outcome: CallEnded) -> None:
         if self.state in ("finished", "expired"):
             return
         self.outcome = outcome
@@ -126,17 +128,22 @@ class HeldCall:
 
     # -- the client side -----------------------------------------------------------------
 
+    def question(self, key: str) -> OpenQuestion:
+        """The question ``key``, if it is the one the call waits on (``Stale`` if not)."""
+        if self.state != "asking" or self.current is None or self.current.key != key:
+            raise Stale(f"question {key!r} is not the one this call is waiting on")
+        return self.current
+
     def answer(self, key: str, answer: Any) -> None:
         """Deliver the client's answer to question ``key`` (``Stale`` if it is not the one
         waiting)."""
-        if self.state != "asking" or self.current is None or self.current.key != key:
-            raise Stale(f"question {key!r} is not the one this call is waiting on")
+        self.question(key)
         self.current = None
         self._answer = answer
         self._move("running")
         self._answered.set()
 
-    async def next_step(self) -> Step:
+    async def next_step(self) -> HeldStep:
         """Wait until the call asks or ends; the hold clock stops meanwhile."""
         self.waiting += 1
         try:
@@ -190,11 +197,27 @@ class HeldCalls:
         self._calls[call.id] = call
         return call
 
-    def get(self, call_id: Any) -> HeldCall | None:
-        return self._calls.get(call_id) if isinstance(call_id, str) else None
+    def get(self, call_id: str) -> HeldCall | None:
+        return self._calls.get(call_id)
 
     def forget(self, call: HeldCall) -> None:
         self._calls.pop(call.id, None)
+
+    def give_up(self, call: HeldCall) -> None:
+        """Expire ``call`` now (its upstream call is cancelled) and forget it."""
+        call.expire()
+        self.forget(call)
+
+    async def expire_when_idle(self, call: HeldCall) -> None:
+        """Give ``call`` up once nobody has come back for it within its limit; return when it
+        is forgotten (its outcome was taken, or it was given up)."""
+        while self.get(call.id) is call:
+            at = call.expired_at()
+            now = call.clock()
+            if at is not None and now >= at:
+                self.give_up(call)
+                return
+            await anyio.sleep(min(call.limit, 5.0) if at is None else max(at - now, 0.01))
 
     def __len__(self) -> int:
         return len(self._calls)

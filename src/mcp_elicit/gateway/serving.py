@@ -5,9 +5,9 @@ forwarding, raw: results go back as they came, errors with their data. The reque
 ask go through :mod:`.calls`. The SDK's server runs the downstream side: the handshake or
 ``server/discover`` for whichever revision the client speaks, and, when the gateway holds
 push-era calls for 2026-07-28 clients, the ``RequestStateBoundary`` that seals the gateway's
-``requestState`` (bound to the method, the tool and its arguments, the user, and the hold
-limit). When the upstream itself speaks 2026-07-28, its ``requestState`` is passed through
-untouched and not sealed again.
+``requestState`` (its records: :mod:`.state`), bound to the method, the tool and its
+arguments, the user, and the hold limit. When the upstream itself speaks 2026-07-28, its
+``requestState`` is passed through untouched and not sealed again.
 """
 
 from __future__ import annotations
@@ -25,21 +25,16 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit.client.connection import DEFAULT_INPUT_TIME_LIMIT
-from mcp_elicit.gateway.bridge import Bridge, Checks
-from mcp_elicit.gateway.calls import (
-    LINK_WAIT,
-    Calls,
-    declared,
-    forwarded,
-    owner_of,
-)
+from mcp_elicit.gateway.bridge import Bridge, Safeguards
+from mcp_elicit.gateway.calls import Calls
+from mcp_elicit.gateway.context import downstream_peer, forwarded, owner_of
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT, HeldCalls
 from mcp_elicit.gateway.links import Links
+from mcp_elicit.gateway.push_to_rounds import LINK_WAIT
 from mcp_elicit.gateway.upstream import Upstream
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
 from mcp_elicit.protocol.models import TrackParams
 from mcp_elicit.protocol.mrtr import ASKING_METHODS
-from mcp_elicit.protocol.peers import peer_of
 
 Handler = Callable[[ServerRequestContext[Any, Any], Any], Awaitable[dict[str, Any]]]
 
@@ -67,12 +62,13 @@ class Gateway:
             await gateway.serve_stdio()        # or: gateway.http_app(), served by uvicorn
 
     ``upstream``: an :class:`~mcp_elicit.gateway.Upstream`, or what it takes (a URL,
-    ``StdioServerParameters``, an in-process server). ``upstream_protocol`` pins the
-    upstream's revision (``"auto"``: the newest both speak). ``url_draft``: take a 2025-06-18
-    client that declares ``elicitation.url`` to speak the URL-mode draft (SEP-1036), and serve
-    its ``elicitation/track``. ``hold_limit``: how long a held
-    call waits for a 2026-07-28 client to come back. ``input_time_limit``: how long one call
-    may keep asking a push-era client through a 2026-07-28 upstream.
+    ``StdioServerParameters``, an in-process server). ``safeguards``: what is checked and
+    recorded on the way (:class:`~mcp_elicit.gateway.Safeguards`, every check on by
+    default). ``upstream_protocol`` pins the upstream's revision (``"auto"``: the newest both
+    speak). ``url_draft``: take a 2025-06-18 client that declares ``elicitation.url`` to speak
+    the URL-mode draft (SEP-1036), and serve its ``elicitation/track``. ``hold_limit``: how
+    long a held call waits for a 2026-07-28 client to come back. ``input_time_limit``: how
+    long one call may keep asking a push-era client through a 2026-07-28 upstream.
     """
 
     def __init__(
@@ -80,7 +76,7 @@ class Gateway:
         upstream: Upstream | Any,
         *,
         name: str | None = None,
-        checks: Checks | None = None,
+        safeguards: Safeguards | None = None,
         upstream_protocol: str = "auto",
         headers: Mapping[str, str] | None = None,
         hold_limit: float = DEFAULT_HOLD_LIMIT,
@@ -95,7 +91,7 @@ class Gateway:
         else:
             self.upstream = Upstream(upstream, protocol=upstream_protocol, headers=headers)
         self.name = name
-        self.bridge = Bridge(checks or Checks())
+        self.bridge = Bridge(safeguards or Safeguards())
         self.held = HeldCalls(hold_limit)
         self.links = Links()
         self.input_time_limit = input_time_limit
@@ -110,15 +106,15 @@ class Gateway:
             tasks = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tasks.cancel_scope.cancel)
             self.upstream.on_complete = self.links.complete
-            calls = Calls(
+            calls = Calls.build(
                 self.upstream,
                 self.bridge,
                 self.held,
                 self.links,
                 tasks,
-                self.input_time_limit,
-                self.link_wait,
-                self.url_draft,
+                input_time_limit=self.input_time_limit,
+                link_wait=self.link_wait,
+                url_draft=self.url_draft,
             )
             self._server = self._build(calls)
             self._stack = stack.pop_all()
@@ -186,7 +182,7 @@ class Gateway:
 
     def _plain(self, method: str) -> Handler:
         async def forward(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
-            modes = peer_of(ctx.protocol_version, declared(ctx), url_draft=self.url_draft).modes
+            modes = downstream_peer(ctx, url_draft=self.url_draft).modes
             result = await self.upstream.request(method, forwarded(ctx.params), modes)
             return completed(result, ctx.protocol_version)
 

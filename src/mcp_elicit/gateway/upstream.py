@@ -3,7 +3,8 @@
 The upstream is reached the way :class:`~mcp_elicit.client.ElicitingClient` reaches any
 server (an ``http(s)://`` URL, ``StdioServerParameters``, or an in-process server), through
 the official SDK client extended by ``mcp_elicit._sdk``: capabilities declare exactly the
-modes asked for, and ``elicitation/create`` arrives raw.
+modes asked for, and ``elicitation/create`` arrives raw, to be read here in the session's
+revision.
 
 **Which connection carries what.**
 
@@ -48,16 +49,20 @@ from mcp_elicit.client.connection import unpooled_http_client
 from mcp_elicit.protocol import (
     NO_MODES,
     ElicitationModes,
+    ElicitationRequest,
     capabilities_for,
+    invalid_params_error,
     parse_elicitation_complete,
+    parse_elicitation_params,
 )
 from mcp_elicit.protocol.codes import META_CLIENT_CAPABILITIES
 from mcp_elicit.revisions import UPSTREAM_CHOICES, Revision, sdk_client_mode
 
 logger = logging.getLogger(__name__)
 
-Asked = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-"""What answers a question pushed on a leased session: raw params in, raw result out."""
+QuestionHandler = Callable[[ElicitationRequest], Awaitable[dict[str, Any]]]
+"""What answers a question pushed on a leased session (read in the session's revision): the
+raw result out (raise ``MCPError`` to answer with an error)."""
 
 _DECLARED: contextvars.ContextVar[ElicitationModes | None] = contextvars.ContextVar(
     "mcp_elicit_gateway_declared", default=None
@@ -85,7 +90,7 @@ class Connection:
 
     client: _sdk.ElicitingSdkClient
     modes: ElicitationModes
-    asked: Asked | None = None  # set while a call holds the lease
+    asked: QuestionHandler | None = None  # set while a call holds the lease
     closed: anyio.Event = field(default_factory=anyio.Event)  # set to end the session
     ended: anyio.Event = field(default_factory=anyio.Event)  # set once it has ended
     spoiled: bool = False  # cut short mid-call: not to be reused
@@ -202,7 +207,9 @@ class Upstream:
             return await connection.request(method, params)
 
     @asynccontextmanager
-    async def lease(self, modes: ElicitationModes, asked: Asked) -> AsyncIterator[Connection]:
+    async def lease(
+        self, modes: ElicitationModes, asked: QuestionHandler
+    ) -> AsyncIterator[Connection]:
         """A push-era session of its own for one call, declaring ``modes``; what it is asked
         goes to ``asked``. Mark it ``spoiled`` to have it closed instead of reused."""
         idle = self._idle.setdefault(modes, [])
@@ -277,7 +284,12 @@ class Upstream:
         await anyio.lowlevel.checkpoint()
 
 
-async def _nobody_asks(params: dict[str, Any]) -> dict[str, Any]:
+def error_json(error: MCPError) -> dict[str, Any]:
+    """The JSON-RPC error an upstream request ended with, as JSON (with its ``data``)."""
+    return error.error.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+async def _nobody_asks(request: ElicitationRequest) -> dict[str, Any]:
     raise MCPError(types.INVALID_REQUEST, "This request cannot be asked anything")
 
 
@@ -310,7 +322,11 @@ class _Hooks:
                 types.INVALID_REQUEST,
                 "No call through this gateway session is waiting for an answer",
             )
-        return await asked(dict(params or {}))
+        request = parse_elicitation_params(params, revision=self._connection.version)
+        if isinstance(request, list):  # not a question: -32602, with every problem
+            error = invalid_params_error(request)
+            raise MCPError(error["code"], error["message"], error.get("data"))
+        return await asked(request)
 
     async def send(
         self,
@@ -344,4 +360,4 @@ def _elicitation_capability(
     return types.ElicitationCapability.model_validate(declared)
 
 
-__all__ = ["Asked", "Connection", "Upstream"]
+__all__ = ["Connection", "QuestionHandler", "Upstream", "error_json"]

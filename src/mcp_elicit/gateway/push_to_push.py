@@ -1,0 +1,97 @@
+"""A push-era server (2025-06-18, 2025-11-25) to a push-era client: the same era on both sides,
+relayed.
+
+Rules:
+
+- The call runs on an upstream session leased for it (:meth:`.Upstream.lease`), so every
+  question the server pushes on that session belongs to this call: each is read in the
+  upstream's revision, pushed to the client in the client's (:class:`.PushedQuestions`), and
+  its answer goes back in the upstream's. A blocked link is answered ``cancel``.
+- An answer that does not fit never goes upstream: the call ends there (a tool error for
+  ``tools/call``), and the leased session, cut short mid-call, is closed.
+- -32042 / -32604 (the server needs links opened first) reach the client with their data:
+  as they came when the two revisions agree, in the client's code when they do not (the
+  URL-mode draft's -32604 and 2025-11-25's -32042), and, for a client whose revision has no
+  URL mode, as an error saying so. Their links are watched for completion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
+
+from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Refused
+from mcp_elicit.gateway.context import forwarded
+from mcp_elicit.gateway.pushing import PushedQuestions
+from mcp_elicit.gateway.upstream import Upstream, error_json
+from mcp_elicit.protocol import (
+    ElicitationRequest,
+    parse_url_required_error,
+    rules_for,
+    url_required_error,
+)
+from mcp_elicit.protocol.peers import Peer
+from mcp_elicit.revisions import Revision
+
+
+@dataclass(frozen=True, slots=True)
+class PushToPush:
+    """Relays a push-era server's questions to a push-era client (the module's rules)."""
+
+    upstream: Upstream
+    pushed: PushedQuestions
+
+    async def call(
+        self, ctx: ServerRequestContext[Any, Any], down: Peer, method: str
+    ) -> dict[str, Any]:
+        up = Revision(self.upstream.version)
+        bad_answers: list[BadAnswer] = []
+        scope = anyio.CancelScope()
+
+        async def asked(request: ElicitationRequest) -> dict[str, Any]:
+            try:
+                carried = await self.pushed.ask(ctx, down, request, answer_in=up)
+            except BadAnswer as bad:  # never sent upstream: the call ends here
+                bad_answers.append(bad)
+                scope.cancel()
+                raise MCPError(INVALID_PARAMS, str(bad)) from None
+            return CANCEL if carried is None else carried.sent
+
+        async with self.upstream.lease(down.modes, asked) as connection:
+            with scope:
+                try:
+                    return await connection.request(method, forwarded(ctx.params))
+                except MCPError as error:
+                    raise self.url_error_for(error, down, ctx) from None
+            connection.spoiled = True  # given up mid-call
+        return bad_answers[0].result_for(method)
+
+    def url_error_for(
+        self, error: MCPError, down: Peer, ctx: ServerRequestContext[Any, Any]
+    ) -> MCPError:
+        """-32042 / -32604 for a push-era client: as it came when the revisions agree, in the
+        client's code otherwise; an error the client cannot be given (no URL mode) says so."""
+        raw = error_json(error)
+        requests = parse_url_required_error(raw)
+        if requests is None:
+            return error
+        if down.revision is None or not rules_for(down.revision).required_error_code:
+            return Refused(
+                INVALID_REQUEST,
+                "The server needs a link opened (URL mode), and this client's revision has "
+                "no URL mode",
+            )
+        for request in requests:
+            if request.elicitation_id:
+                self.pushed.watch(request.elicitation_id, ctx, down, None)
+        if raw.get("code") == rules_for(down.revision).required_error_code:
+            return error
+        converted = url_required_error(
+            requests, revision=down.revision, message=str(raw.get("message") or "")
+        )
+        return MCPError(converted["code"], converted["message"], converted.get("data"))

@@ -1,0 +1,214 @@
+"""A push-era server (2025-06-18, 2025-11-25) to a 2026-07-28 client: the upstream call is held
+open while the client answers by retrying.
+
+Rules:
+
+- A first call (no ``requestState``) starts the upstream call, held (:mod:`.held`, where its
+  state machine and its reasons are), in a task of the gateway's: the client's request
+  returns as soon as the server asks (an ``InputRequiredResult`` whose ``requestState`` is a
+  :class:`~.state.HeldQuestion`) or the call ends (its result, or its error).
+- A retry carries that ``requestState`` (unsealed by the boundary) and, under the question's
+  key, the answer. Only the question the call waits on is answered, once: a replay, or a
+  second retry racing the first, is refused (-32602) and the call goes on. The answer is
+  checked and written for the upstream (:meth:`.Bridge.answer`); one that does not fit is
+  never sent: the held call is given up and the client's call ends there. A retry without
+  the answer is shown the same question again.
+- A retry for a call no longer held (it expired, or another gateway instance held it) is
+  refused (-32602): held calls live in this process's memory.
+- A question the client cannot be asked (a mode it did not declare, a schema its revision
+  cannot express) is refused to the server, which decides what its call does then; a
+  blocked link is answered ``cancel``.
+- -32042 / -32604 end the call with the links the server needs, as URL-mode input requests
+  (the ``requestState`` a :class:`~.state.RequiredLinks`). Once the person accepted them
+  all, the retry waits for each link's completion (at most ``link_wait`` seconds: a server
+  may send no notice) and calls the server again, from the start.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.abc
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+
+from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Bridge
+from mcp_elicit.gateway.context import forwarded
+from mcp_elicit.gateway.held import CallEnded, HeldCall, HeldCalls, OpenQuestion, Stale
+from mcp_elicit.gateway.links import Links
+from mcp_elicit.gateway.state import (
+    HeldQuestion,
+    InvalidState,
+    RequiredLinks,
+    read_state,
+    write_state,
+)
+from mcp_elicit.gateway.upstream import Upstream, error_json
+from mcp_elicit.protocol import (
+    ElicitationRequest,
+    input_required_result,
+    parse_url_required_error,
+)
+from mcp_elicit.protocol.codes import ELICITATION_CREATE
+from mcp_elicit.protocol.peers import Peer
+from mcp_elicit.revisions import Revision
+
+logger = logging.getLogger(__name__)
+
+LINK_WAIT = 120.0
+"""How long a 2026-07-28 client's retry after a -32042 link waits for the upstream's
+completion notice before the call is tried again anyway (a server that sends no notice costs
+the person this long; one that does is called again as soon as it arrives)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PushToRounds:
+    """Holds a push-era server's calls for a 2026-07-28 client (the module's rules)."""
+
+    upstream: Upstream
+    bridge: Bridge
+    held: HeldCalls
+    links: Links
+    tasks: anyio.abc.TaskGroup
+    link_wait: float = LINK_WAIT
+
+    async def call(
+        self, ctx: ServerRequestContext[Any, Any], down: Peer, method: str
+    ) -> dict[str, Any]:
+        params = ctx.params or {}
+        try:
+            state = read_state(params.get("requestState"))
+        except InvalidState as invalid:
+            raise MCPError(INVALID_PARAMS, f"Invalid requestState: {invalid}") from None
+        responses = params.get("inputResponses")
+        responses = responses if isinstance(responses, Mapping) else {}
+        if isinstance(state, RequiredLinks):
+            return await self._after_links(ctx, down, method, state, responses)
+        if state is None:
+            held = self._start(down, method, forwarded(params))
+            return await self._next_step(held, down, method)
+        found = self.held.get(state.call)
+        if found is None:
+            raise MCPError(
+                INVALID_PARAMS,
+                "This call is no longer held by the gateway (it expired, or was held by "
+                "another instance): call it again",
+            )
+        try:
+            question = found.question(state.key)
+        except Stale:
+            raise MCPError(
+                INVALID_PARAMS,
+                "This retry answers a question the call is no longer waiting on (it was "
+                "answered already)",
+            ) from None
+        if state.key in responses:
+            try:
+                carried = self.bridge.answer(
+                    responses[state.key],
+                    question.request,
+                    read_in=Revision.V2026_07_28,
+                    write_in=Revision(self.upstream.version),
+                )
+            except BadAnswer as bad:  # never sent upstream: the held call is given up
+                self.held.give_up(found)
+                return bad.result_for(method)
+            found.answer(state.key, carried.sent)
+        return await self._next_step(found, down, method)
+
+    async def _next_step(self, held: HeldCall, down: Peer, method: str) -> dict[str, Any]:
+        """What the client's request ends with: the held call's next question, or its
+        outcome (and the call is forgotten)."""
+        try:
+            step = await held.next_step()
+        except Stale as stale:  # it expired while the request waited
+            self.held.forget(held)
+            raise MCPError(INVALID_PARAMS, str(stale)) from None
+        if isinstance(step, OpenQuestion):
+            asked = {step.key: {"method": ELICITATION_CREATE, "params": step.shown}}
+            return input_required_result(asked, write_state(HeldQuestion(held.id, step.key)))
+        self.held.forget(held)
+        return self._ended(step, down)
+
+    def _ended(self, step: CallEnded, down: Peer) -> dict[str, Any]:
+        """The result of an upstream call that ended: as it came, or its -32042 / -32604
+        made into URL-mode input requests."""
+        if step.result is not None:
+            return step.result
+        error = step.error
+        if not isinstance(error, MCPError):
+            raise MCPError(INTERNAL_ERROR, f"The upstream call failed: {error}")
+        requests = parse_url_required_error(error_json(error))
+        if requests is None:
+            raise error
+        links: dict[str, str | None] = {}
+        asked: dict[str, Any] = {}
+        for number, request in enumerate(requests, start=1):
+            key = f"link{number}"
+            shown = self.bridge.written(request, Revision.V2026_07_28, down.modes)
+            asked[key] = {"method": ELICITATION_CREATE, "params": shown}
+            links[key] = request.elicitation_id
+            if request.elicitation_id:
+                self.links.watch(request.elicitation_id, None, None)
+        return input_required_result(asked, write_state(RequiredLinks(links)))
+
+    async def _after_links(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        down: Peer,
+        method: str,
+        required: RequiredLinks,
+        responses: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """The retry after -32042 made into URL input requests: once every link is finished,
+        the call goes upstream again, from the start."""
+        if not all(_accepted(responses.get(key)) for key in required.links):
+            text = "The person did not open the link the server needs, so it cannot go on."
+            if method == "tools/call":
+                return {"content": [{"type": "text", "text": text}], "isError": True}
+            raise MCPError(INVALID_REQUEST, text)
+        with anyio.move_on_after(self.link_wait):
+            for elicitation_id in required.links.values():
+                if elicitation_id:
+                    await self.links.finished(elicitation_id)
+        held = self._start(down, method, forwarded(ctx.params))
+        return await self._next_step(held, down, method)
+
+    def _start(self, down: Peer, method: str, params: dict[str, Any]) -> HeldCall:
+        held = self.held.new()
+        self.tasks.start_soon(self._run, held, down, method, params)
+        self.tasks.start_soon(self.held.expire_when_idle, held)
+        return held
+
+    async def _run(self, held: HeldCall, down: Peer, method: str, params: dict[str, Any]) -> None:
+        """The upstream call, from start to end; what the server asks is held for the
+        client."""
+
+        async def asked(request: ElicitationRequest) -> dict[str, Any]:
+            shown = self.bridge.question(request, down)  # Refused to the server
+            if shown is None:
+                return CANCEL
+            answer: dict[str, Any] = await held.ask(request, shown)
+            return answer
+
+        with anyio.CancelScope() as scope:
+            held.cancel = scope.cancel  # an expired call is cancelled upstream
+            try:
+                async with self.upstream.lease(down.modes, asked) as connection:
+                    result = await connection.request(method, params)
+                held.finish(CallEnded(result=result))
+            except MCPError as error:
+                held.finish(CallEnded(error=error))
+            except Exception as error:  # the upstream went away: the client is told
+                logger.warning("a held call failed: %s", error)
+                held.finish(CallEnded(error=MCPError(INTERNAL_ERROR, "The upstream call failed")))
+        held.cancel = None
+
+
+def _accepted(response: Any) -> bool:
+    return isinstance(response, Mapping) and response.get("action") == "accept"

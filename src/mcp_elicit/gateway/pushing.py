@@ -1,0 +1,67 @@
+"""Asking a push-era client (2025-06-18, 2025-11-25, the URL-mode draft): the gateway sends it
+``elicitation/create`` on the call's own stream and waits for its answer. Both ways through
+that end at a push-era client use it (:mod:`.push_to_push`, :mod:`.rounds_to_push`).
+
+A link sent to such a client is watched (:class:`~.links.Links`), so that its completion
+reaches the client the way its revision has it: the notice passed on (2025-11-25), or its
+``elicitation/track`` answered (the URL-mode draft, only for the client it was sent to).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+
+from mcp_elicit import _sdk
+from mcp_elicit.gateway.bridge import Bridge, Carried
+from mcp_elicit.gateway.context import owner_of
+from mcp_elicit.gateway.links import Links
+from mcp_elicit.protocol import ElicitationRequest, rules_for
+from mcp_elicit.protocol.codes import ELICITATION_CREATE
+from mcp_elicit.protocol.peers import Peer
+from mcp_elicit.revisions import Revision
+
+
+@dataclass(frozen=True, slots=True)
+class PushedQuestions:
+    """Questions pushed to the client of one request, and the links among them watched."""
+
+    bridge: Bridge
+    links: Links
+
+    async def ask(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        down: Peer,
+        request: ElicitationRequest,
+        *,
+        answer_in: Revision,
+    ) -> Carried | None:
+        """Push ``request`` to the client behind ``ctx`` and return its answer, checked and
+        written for a server of ``answer_in`` (``None``: a blocked link, which the caller
+        cancels). ``Refused`` when the client cannot be asked it, ``BadAnswer`` when its
+        answer does not fit."""
+        params = self.bridge.question(request, down)
+        if params is None:
+            return None
+        assert down.revision is not None  # a client without elicitation is Refused
+        if request.mode == "url" and request.elicitation_id:
+            self.watch(request.elicitation_id, ctx, down, ctx.request_id)
+        raw = await _sdk.send_raw_request(ctx.session, ELICITATION_CREATE, params, timeout=None)
+        return self.bridge.answer(raw, request, read_in=down.revision, write_in=answer_in)
+
+    def watch(
+        self,
+        elicitation_id: str,
+        ctx: ServerRequestContext[Any, Any],
+        down: Peer,
+        request_id: Any,
+    ) -> None:
+        """Remember a link sent to the client behind ``ctx``: to pass its completion notice
+        on (2025-11-25), or to answer its ``elicitation/track`` (the URL-mode draft)."""
+        assert down.revision is not None
+        notified = rules_for(down.revision).completion == "notification"
+        session = ctx.session if notified else None
+        self.links.watch(elicitation_id, session, request_id, owner=owner_of(ctx))
