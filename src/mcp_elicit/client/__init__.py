@@ -20,9 +20,9 @@ from mcp_elicit.client.handler import Asking, ElicitationHandler, ElicitationRef
 from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimit
 from mcp_elicit.client.prompts import (
     Accept,
-    Answer,
     Attachment,
     Cancel,
+    Decision,
     Decline,
     FormPrompt,
     Notice,
@@ -35,12 +35,12 @@ from mcp_elicit.client.scripted import AnswersError, ScriptedRenderer, load_answ
 __all__ = [
     "OUTCOME_META",
     "Accept",
-    "Answer",
     "AnswersError",
     "Asking",
     "Attachment",
     "AuditLog",
     "Cancel",
+    "Decision",
     "Decline",
     "ElicitationHandler",
     "ElicitationRefused",

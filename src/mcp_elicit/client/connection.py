@@ -50,7 +50,7 @@ from mcp_elicit.client.handler import (
     ElicitationRefused,
     asking_of,
 )
-from mcp_elicit.client.prompts import Accept, Answer, Notice, UrlPrompt
+from mcp_elicit.client.prompts import Accept, Decision, Notice, UrlPrompt
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.sign_in import RefuseSignIn, SignIn, sign_in_auth
 from mcp_elicit.i18n import _
@@ -478,7 +478,7 @@ class _Hooks:
         params: Mapping[str, Any],
         prompt: UrlPrompt,
         resend: Callable[[Mapping[str, Any]], Awaitable[Any]],
-    ) -> tuple[list[Any], Answer | None]:
+    ) -> tuple[list[Any], Decision | None]:
         """Send the retry once, with the waiting screen up meanwhile: ``([result], None)``
         when the server answered first, ``([], answer)`` when the person did (the retry is
         given up)."""
@@ -486,7 +486,7 @@ class _Hooks:
         finished = anyio.Event()
         sent: list[Any] = []
         failed: list[Exception] = []
-        answer: Answer | None = None
+        answer: Decision | None = None
         async with anyio.create_task_group() as tasks:
 
             async def retry() -> None:

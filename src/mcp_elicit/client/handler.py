@@ -39,8 +39,8 @@ from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimiter
 from mcp_elicit.client.prompts import (
     MAX_ATTACHMENT_BYTES,
     Accept,
-    Answer,
     Cancel,
+    Decision,
     Decline,
     FormPrompt,
     Notice,
@@ -303,7 +303,7 @@ class ElicitationHandler:
         return _declined_or_cancelled(answer)
 
     async def _early_answer(
-        self, answer: Answer, form: Form, asking: Asking, event: dict[str, Any]
+        self, answer: Decision, form: Form, asking: Asking, event: dict[str, Any]
     ) -> dict[str, Any]:
         """A message-only request is answered in the early draft's shape: the text typed and
         the files attached as ``content`` items; a decline or cancel as ``cancelled`` (the
@@ -442,7 +442,7 @@ class ElicitationHandler:
 
     async def wait_while_held(
         self, prompt: UrlPrompt, finished: anyio.Event, *, server: str | None = None
-    ) -> Answer:
+    ) -> Decision:
         """2026-07-28, after the person agreed to open ``prompt``'s link: the call has been
         retried with that answer, and the server may hold the retry until the page is
         finished. Show the person that it waits, through the renderer's
@@ -500,7 +500,7 @@ class ElicitationHandler:
             asking.required_by,
         )
 
-    async def ask_person(self, question: Awaitable[Answer]) -> Answer:
+    async def ask_person(self, question: Awaitable[Decision]) -> Decision:
         """Put one renderer call before the person as elicitations are (one at a time unless
         the renderer is ``concurrent``, request timeouts paused): for steps that are not an
         elicitation, like signing in."""
@@ -512,7 +512,7 @@ class ElicitationHandler:
         event: dict[str, Any],
         *,
         opener: Callable[[str], object] | None = None,
-    ) -> Answer:
+    ) -> Decision:
         """Open a link the person agreed to, as URL mode does (``opener`` instead of the
         handler's when given); ``Accept`` once it is open, or once the person says they
         opened it themselves."""
@@ -522,7 +522,7 @@ class ElicitationHandler:
         """Append ``event`` to the audit log, if there is one."""
         self._record(event)
 
-    async def _ask(self, question: Awaitable[Answer]) -> Answer:
+    async def _ask(self, question: Awaitable[Decision]) -> Decision:
         """One prompt at a time on the screen, with every request timeout paused meanwhile.
 
         A renderer that says ``concurrent = True`` gets every prompt as it comes instead: it
@@ -556,7 +556,7 @@ class ElicitationHandler:
         prompt: UrlPrompt,
         event: dict[str, Any],
         opener: Callable[[str], object] | None = None,
-    ) -> Answer:
+    ) -> Decision:
         """Open the link the person agreed to. When the browser did not open it, the person
         is told, shown the link, and asked: ``Accept`` only once they say they opened it
         themselves."""
@@ -580,12 +580,12 @@ class ElicitationHandler:
             event["opened_by"] = "person"
         return answer
 
-    async def _link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
+    async def _link_not_opened(self, prompt: UrlPrompt, why: str) -> Decision:
         renderer = self.renderer
         assert renderer is not None
         ask = getattr(renderer, "link_not_opened", None)
         if ask is not None:
-            answer: Answer = await ask(prompt, why)
+            answer: Decision = await ask(prompt, why)
             return answer
         # A renderer without it: the link in a notice, then its "done / cancel" step.
         await renderer.notify(
@@ -632,7 +632,7 @@ def _cancel(why: str) -> dict[str, Any]:
     return {"action": "cancel", "_meta": {OUTCOME_META: why}}
 
 
-def _declined_or_cancelled(answer: Answer) -> dict[str, Any]:
+def _declined_or_cancelled(answer: Decision) -> dict[str, Any]:
     if isinstance(answer, Decline):
         return {"action": "decline"}
     if isinstance(answer, Cancel) and answer.no_person:

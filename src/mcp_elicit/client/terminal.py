@@ -46,9 +46,9 @@ from mcp_elicit.client import prompts
 from mcp_elicit.client._terminal_input import Check, Dismissed, read_line
 from mcp_elicit.client.prompts import (
     Accept,
-    Answer,
     Attachment,
     Cancel,
+    Decision,
     Decline,
     FormPrompt,
     Notice,
@@ -109,7 +109,7 @@ class TerminalRenderer:
 
     # -- the Renderer protocol ------------------------------------------------------------------
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         try:
             answer = await self._form(prompt)
         except Dismissed as gone:
@@ -117,7 +117,7 @@ class TerminalRenderer:
         self._say(_(_FORM_OUTCOME[type(answer)]))
         return answer
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         before, domain, after = text.url_screen(prompt)
         self._say("\n".join(before))
         # Set apart and emphasised: the registrable domain is who the person is really visiting.
@@ -126,7 +126,7 @@ class TerminalRenderer:
         self._say("")
         if after:
             self._say("\n".join(after))
-        answer: Answer
+        answer: Decision
         try:
             reply = await self._ask(_(text.URL_QUESTION), _yes_no_error)
         except Dismissed as gone:
@@ -136,9 +136,9 @@ class TerminalRenderer:
         self._say(_(_URL_OUTCOME[type(answer)]))
         return answer
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         self._say(text.waiting_line(prompt.server, held=prompt.held, sign_in=prompt.sign_in))
-        answer: Answer = Accept()
+        answer: Decision = Accept()
         if not completed.is_set():
             async with anyio.create_task_group() as group:
 
@@ -162,11 +162,11 @@ class TerminalRenderer:
             self._say(_("Done."))
         return answer
 
-    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
+    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Decision:
         """The browser did not open the link: show it to copy; ``Accept`` once the person
         says they opened it themselves, ``Cancel`` on Esc."""
         self._say("\n".join(text.not_opened_lines(prompt, why)))
-        answer: Answer
+        answer: Decision
         try:
             await self._ask(_(text.OPENED_QUESTION), None)
         except Dismissed as gone:
@@ -182,7 +182,7 @@ class TerminalRenderer:
 
     # -- forms ----------------------------------------------------------------------------------
 
-    async def _form(self, prompt: FormPrompt) -> Answer:
+    async def _form(self, prompt: FormPrompt) -> Decision:
         form = prompt.form
         self._say("\n".join(text.form_intro(prompt)))
         start = _START[(await self._ask(_(text.START_QUESTION), _start_error)).strip().lower()]

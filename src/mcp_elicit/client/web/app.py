@@ -36,8 +36,8 @@ from starlette.types import ASGIApp
 from mcp_elicit.client.prompts import (
     MAX_ATTACHMENT_BYTES,
     Accept,
-    Answer,
     Cancel,
+    Decision,
     Decline,
     FormPrompt,
 )
@@ -157,7 +157,7 @@ def page_app(
                 raise _BadRequest(_TOO_LARGE, 413)
             if ATTACHMENTS in body and action != "accept":
                 raise _BadRequest(f"only an answer has {ATTACHMENTS}")
-            chosen: Answer
+            chosen: Decision
             if action == "decline":
                 chosen = Decline()
             elif action == "cancel":
