@@ -28,7 +28,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from mcp_elicit.client import _terminal_text as text
 from mcp_elicit.client import handler
-from mcp_elicit.client._terminal_text import clean
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import Accept, Cancel, Decline, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.client.terminal import TerminalRenderer
 from mcp_elicit.forms import Form, Problem

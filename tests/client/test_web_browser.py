@@ -30,7 +30,7 @@ import pytest
 from playwright.async_api import expect
 
 from mcp_elicit.client import Accept, Decision, ElicitationHandler, ElicitingClient, UrlPrompt
-from mcp_elicit.client._terminal_text import clean
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.forms import Form, Problem, schema_of
 from mcp_elicit.server import Accepted, Cancelled, Declined

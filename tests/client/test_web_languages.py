@@ -18,7 +18,7 @@ import pytest
 from playwright.async_api import expect
 
 from mcp_elicit.client import Accept, Decision, UrlPrompt
-from mcp_elicit.client._terminal_text import clean
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.client.web.words import _PAGE_WORDS, _script_words, forget_page_html
 from mcp_elicit.forms import Problem

@@ -33,7 +33,7 @@ import anyio
 
 from mcp_elicit.client.attention import Attention
 from mcp_elicit.client.audit import AuditLog
-from mcp_elicit.client.completions import Completions
+from mcp_elicit.client.completions import CompletionWatch
 from mcp_elicit.client.opening import open_privately
 from mcp_elicit.client.policy import OUTCOME_META, Policy, RateLimiter
 from mcp_elicit.client.prompts import (
@@ -164,7 +164,7 @@ class ElicitationHandler:
         self.audit = audit
         self.opener = opener
         self.attention = Attention()
-        self.completions = Completions()
+        self.completions = CompletionWatch()
         self._clock = clock
         self._limiter = RateLimiter(self.policy.rate_limit) if self.policy.rate_limit else None
         self._screen: anyio.Lock | None = None
@@ -410,7 +410,7 @@ class ElicitationHandler:
             return str((await self._cancelled_for(gate, event))["action"])
         assert self.renderer is not None
         # Watched from before the consent screen: the server may say it is complete while the
-        # person is still reading it. An id nobody watches is ignored (Completions).
+        # person is still reading it. An id nobody watches is ignored (CompletionWatch).
         completed = (
             self.completions.expect(request.elicitation_id)
             if request.elicitation_id is not None

@@ -33,8 +33,9 @@ class ServerLogError(RuntimeError):
     """The server's log file cannot be opened; the message names it and says why."""
 
 
-def state_directory() -> Path:
-    """``$XDG_STATE_HOME/mcp-elicit``, or ``~/.local/state/mcp-elicit``."""
+def client_state_directory() -> Path:
+    """``$XDG_STATE_HOME/mcp-elicit``, or ``~/.local/state/mcp-elicit``: where the host keeps
+    servers' logs, link files and sign-in tokens."""
     state = os.environ.get("XDG_STATE_HOME", "")
     # The XDG spec says a relative path here is invalid and must be ignored (as the server's
     # key file does: mcp_elicit.server.keys.state_directory, a layer this one cannot import).
@@ -44,7 +45,7 @@ def state_directory() -> Path:
 
 def server_log_path(command: Sequence[str]) -> Path:
     """Where the stderr of the server started with ``command`` goes."""
-    return state_directory() / "servers" / f"{log_name(command)}.log"
+    return client_state_directory() / "servers" / f"{log_name(command)}.log"
 
 
 # Programs that run the server rather than being it: the log is named after what they run.

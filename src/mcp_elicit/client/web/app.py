@@ -44,7 +44,7 @@ from mcp_elicit.client.prompts import (
 from mcp_elicit.client.web.answers import (
     ATTACHMENTS,
     Malformed,
-    Reading,
+    Submission,
     read_free_text,
     read_values,
     review,
@@ -248,7 +248,7 @@ def _free_text(prompt: object) -> bool:
     return isinstance(prompt, FormPrompt) and prompt.free_text
 
 
-def _reading(prompt: FormPrompt, body: Mapping[str, Any], *, with_data: bool) -> Reading:
+def _reading(prompt: FormPrompt, body: Mapping[str, Any], *, with_data: bool) -> Submission:
     """The values (and, for a free-text question, the files) the page sent for ``prompt``."""
     if not prompt.free_text:
         if ATTACHMENTS in body:

@@ -14,9 +14,9 @@ import anyio
 import anyio.abc
 import uvicorn
 
-from mcp_elicit.client._loopback import SignalFreeServer
-from mcp_elicit.client._terminal_text import clean, notice_line
 from mcp_elicit.client.opening import open_privately
+from mcp_elicit.client.page_server import SignalFreeServer
+from mcp_elicit.client.prompt_text import clean, notice_line
 from mcp_elicit.client.prompts import Accept, Cancel, Decision, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.client.web.app import page_app
 from mcp_elicit.client.web.presence import Presence
