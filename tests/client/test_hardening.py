@@ -22,6 +22,7 @@ from mcp_types import ElicitRequestURLParams
 
 from mcp_elicit.client import (
     Accept,
+    Asking,
     AuditLog,
     Cancel,
     ElicitationHandler,
@@ -31,7 +32,7 @@ from mcp_elicit.client import (
 )
 from mcp_elicit.client.audit import redact_url
 from mcp_elicit.client.completions import CompletionWatch
-from mcp_elicit.client.handler import NOT_OPENED, Asking
+from mcp_elicit.client.link_requests import NOT_OPENED
 from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.protocol import parse_url_required_error
 from mcp_elicit.revisions import Revision

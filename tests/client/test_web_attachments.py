@@ -25,7 +25,7 @@ import pytest
 from playwright.async_api import expect
 
 from mcp_elicit.client import ElicitationHandler, ElicitingClient
-from mcp_elicit.client.handler import FREE_TEXT_FIELD, FREE_TEXT_SCHEMA
+from mcp_elicit.client.form_requests import FREE_TEXT_FIELD, FREE_TEXT_SCHEMA
 from mcp_elicit.client.prompts import (
     MAX_ATTACHMENT_BYTES,
     Accept,

@@ -17,14 +17,16 @@ from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.message import SessionMessage
 
 from mcp_elicit.client._private import private_directory
 from mcp_elicit.i18n import _
+
+if TYPE_CHECKING:
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.shared.message import SessionMessage
 
 _Streams = Any  # mcp.client._transport.TransportStreams: (read stream, write stream)
 
@@ -134,6 +136,10 @@ class LoggedStdioServer:
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
             log.write(f"--- {stamp} mcp-elicit started the server ---\n")
             log.flush()  # before the server's own lines, which bypass this buffer
+            # The SDK's transports load with its client, once a server is started: the state
+            # directory and the log's name are for hosts that need no session yet.
+            from mcp.client.stdio import stdio_client
+
             transport = stdio_client(self.params, errlog=log)
             read_stream, write_stream = await transport.__aenter__()
         except BaseException:
