@@ -136,8 +136,8 @@ class LoggedStdioServer:
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
             log.write(f"--- {stamp} mcp-elicit started the server ---\n")
             log.flush()  # before the server's own lines, which bypass this buffer
-            # The SDK's transports load with its client, once a server is started: the state
-            # directory and the log's name are for hosts that need no session yet.
+            # Here, not at the top: the SDK's transport loads its whole client, and the rest of
+            # this module (the state directory the handler's link files use) must not.
             from mcp.client.stdio import stdio_client
 
             transport = stdio_client(self.params, errlog=log)
