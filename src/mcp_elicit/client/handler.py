@@ -122,6 +122,7 @@ class ElicitationHandler:
         defines, or raise :class:`ElicitationRefused` with the error to send."""
         event: dict[str, Any] = {"server": asking.server, "revision": asking.revision.value}
         try:
+            # 1. Check: the request, then what its kind of request checks.
             request = self._check(params, asking, event)
             question: FormQuestion | LinkQuestion | None
             if request.mode == "url":
@@ -130,15 +131,18 @@ class ElicitationHandler:
                 question = form_question(request, asking, event)
             if question is None:  # a blocked link: the person was told, nobody is asked
                 result = cancelled_by_us("url-blocked")
+            # 2. Policy.
             elif (turned_away := await self._turned_away(asking.server, event)) is not None:
                 result = turned_away
             else:
                 assert self.renderer is not None  # the policy step said a person is there
+                # 3. Ask; 4. validate the answer (a link: open it once the person consents).
                 decision = await self.ask_person(question.ask(self.renderer))
                 result = await question.conclude(self, decision, event)
         except ElicitationRefused as refused:
             self.record(event | {"outcome": "error", "error": refused.error})
             raise
+        # 5. Audit.
         self.record(event | {"outcome": _outcome(result)})
         return result
 
