@@ -56,7 +56,6 @@ class HandlerSteps(Protocol):
     renderer: Renderer | None
     policy: Policy
     audit: AuditLog | None
-    opener: Callable[[str], object] | None
     completions: CompletionWatch
 
     async def ask_person(self, question: Awaitable[Decision]) -> Decision:
