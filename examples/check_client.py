@@ -20,7 +20,7 @@ import anyio
 
 from mcp_elicit.client import (
     Accept,
-    Answer,
+    Decision,
     ElicitationHandler,
     ElicitingClient,
     FormPrompt,
@@ -37,17 +37,17 @@ FILLED: dict[str, Any] = {"email": "person@example.com", "age": 42, "plan": "bas
 class Person:
     """Accepts forms (defaults, and plausible values where there are none) and links."""
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         content = dict(prompt.form.defaults())
         for field in prompt.form.fields:
             if field.name not in content and field.required:
                 content[field.name] = FILLED.get(field.name, "check")
         return Accept(content)
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         return Accept({})  # a link the client's checks block never gets here
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         await completed.wait()
         return Accept({})
 

@@ -19,8 +19,8 @@ import anyio
 
 from mcp_elicit.client import (
     Accept,
-    Answer,
     Cancel,
+    Decision,
     ElicitationHandler,
     ElicitingClient,
     FormPrompt,
@@ -33,13 +33,13 @@ from mcp_elicit.client import (
 class AcceptDefaults:
     """Accepts every form with the schema's defaults; refuses every link."""
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         return Accept(dict(prompt.form.defaults()))
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         return Cancel("no-person", no_person=True)
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         return Cancel()
 
     async def notify(self, notice: Notice) -> None:

@@ -18,7 +18,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
 from mcp_elicit.client import ElicitationHandler, ElicitingClient
-from mcp_elicit.client.prompts import Accept, Answer, FormPrompt, Notice, UrlPrompt, attachment
+from mcp_elicit.client.prompts import Accept, Decision, FormPrompt, Notice, UrlPrompt, attachment
 from mcp_elicit.server import Accepted, Elicitation, ask_text
 
 elicitation = Elicitation(store="memory://")
@@ -45,14 +45,14 @@ PNG = base64.b64decode(
 class Person:
     """A renderer with a script: types a caption, attaches the picture."""
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         assert prompt.free_text  # the early draft's message-only question
         return Accept({"response": "A grey dot"}, (attachment("dot.png", PNG),))
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         raise AssertionError("this example opens no links")
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         raise AssertionError("this example opens no links")
 
     async def notify(self, notice: Notice) -> None:

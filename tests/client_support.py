@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 
 from mcp_elicit.client import (
     Accept,
-    Answer,
     Cancel,
+    Decision,
     FormPrompt,
     Notice,
     ScriptedRenderer,
@@ -94,17 +94,17 @@ class RecordingRenderer:
     def __post_init__(self) -> None:
         self._script = ScriptedRenderer(self.answers, completion_wait=2.0)
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         self.prompts.append(prompt)
         await anyio.sleep(self.delay)
         return await self._script.ask_form(prompt)
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         self.prompts.append(prompt)
         await anyio.sleep(self.delay)
         return await self._script.ask_url(prompt)
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         return await self._script.wait_for_completion(prompt, completed)
 
     async def notify(self, notice: Notice) -> None:

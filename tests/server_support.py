@@ -33,8 +33,7 @@ import uvicorn
 from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 
-from mcp_elicit.client import ElicitationHandler, ElicitingClient
-from mcp_elicit.client.handler import Asking
+from mcp_elicit.client import Asking, ElicitationHandler, ElicitingClient
 from mcp_elicit.forms import NotSecret
 from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.server import (

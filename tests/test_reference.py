@@ -47,8 +47,8 @@ EXPECTED: dict[str, tuple[str, Any]] = {
     "MCPError": ("mcp.shared.exceptions", MCPError),
 }
 CLASSES = {name: obj for name, (_, obj) in EXPECTED.items() if inspect.isclass(obj)}
-# Documented as types elsewhere (Answer is a union; the SDK documents MCPError).
-NO_SECTION = {"Answer", "MCPError"}
+# Documented as types elsewhere (Decision is a union; the SDK documents MCPError).
+NO_SECTION = {"Decision", "MCPError"}
 
 _IMPORT = re.compile(r"`from ([\w.]+) import ([^`]+)`")
 _HEADING = re.compile(r"^(#{2,6}) (.*)$", re.MULTILINE)

@@ -10,7 +10,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitRequest, ElicitRequestURLParams, ElicitResult, InputRequiredResult
 
-from mcp_elicit.client import Accept, Answer, Cancel, FormPrompt, Notice, UrlPrompt
+from mcp_elicit.client import Accept, Cancel, Decision, FormPrompt, Notice, UrlPrompt
 
 # The flow id in the link is the secret part: whoever has the link can finish the page.
 FLOW = "F-7c1d4e0b9a2f4c3d8e6f5a4b3c2d1e0f"
@@ -76,23 +76,23 @@ class Person:
     waiting screen as ``waits`` says in turn: ``"done"`` at once, ``"cancel"`` at once, or
     ``"await"`` (until the client ends it; the default)."""
 
-    consent: list[Answer] = field(default_factory=list)
+    consent: list[Decision] = field(default_factory=list)
     waits: list[str] = field(default_factory=list)
-    not_opened: list[Answer] = field(default_factory=list)
+    not_opened: list[Decision] = field(default_factory=list)
     asked: list[UrlPrompt] = field(default_factory=list)
     waited: list[tuple[UrlPrompt, bool]] = field(default_factory=list)  # and completed at start
     told: list[tuple[UrlPrompt, str]] = field(default_factory=list)  # link_not_opened
     notices: list[Notice] = field(default_factory=list)
     ended: list[str] = field(default_factory=list)  # how each waiting screen ended
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         raise AssertionError("no form expected")
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         self.asked.append(prompt)
         return self.consent.pop(0) if self.consent else Accept()
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         self.waited.append((prompt, completed.is_set()))
         how = self.waits.pop(0) if self.waits else "await"
         if how == "done":
@@ -109,7 +109,7 @@ class Person:
         self.ended.append("completed")
         return Accept()
 
-    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
+    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Decision:
         self.told.append((prompt, why))
         return self.not_opened.pop(0) if self.not_opened else Accept()
 

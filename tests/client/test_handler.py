@@ -12,6 +12,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.client import (
     OUTCOME_META,
+    Asking,
     AuditLog,
     ElicitationHandler,
     ElicitingClient,
@@ -20,7 +21,6 @@ from mcp_elicit.client import (
     UrlPrompt,
 )
 from mcp_elicit.client.audit import REDACTED
-from mcp_elicit.client.handler import Asking
 from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.revisions import Revision
 from tests.client_support import RecordingRenderer, booking_server

@@ -22,6 +22,7 @@ from mcp_types import ElicitRequestURLParams
 
 from mcp_elicit.client import (
     Accept,
+    Asking,
     AuditLog,
     Cancel,
     ElicitationHandler,
@@ -30,8 +31,8 @@ from mcp_elicit.client import (
     UrlPrompt,
 )
 from mcp_elicit.client.audit import redact_url
-from mcp_elicit.client.completions import Completions
-from mcp_elicit.client.handler import NOT_OPENED, Asking
+from mcp_elicit.client.completions import CompletionWatch
+from mcp_elicit.client.link_requests import NOT_OPENED
 from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.protocol import parse_url_required_error
 from mcp_elicit.revisions import Revision
@@ -297,7 +298,7 @@ async def test_a_renderer_that_opens_links_itself_is_never_told_the_opener_faile
 
 
 def test_a_completion_for_an_unknown_id_is_not_remembered() -> None:
-    completions = Completions()
+    completions = CompletionWatch()
     assert completions.complete("never-seen") is False
     assert not completions.watching("never-seen")
     assert not completions.expect("never-seen").is_set()  # a later one starts incomplete
@@ -307,7 +308,7 @@ def test_a_completion_for_an_unknown_id_is_not_remembered() -> None:
 
 
 def test_a_forgotten_id_is_unknown_again() -> None:
-    completions = Completions()
+    completions = CompletionWatch()
     event = completions.expect("e1")
     assert completions.complete("e1") is True and event.is_set()
     completions.forget("e1")

@@ -14,11 +14,11 @@ from mcp_elicit.client import ElicitationHandler, ElicitingClient, ScriptedRende
 from mcp_elicit.client.server_log import (
     LoggedStdioServer,
     ServerLogError,
+    client_state_directory,
     log_name,
     logged,
     open_log,
     server_log_path,
-    state_directory,
 )
 from mcp_elicit.client.targets import describe, server_for
 from tests.paths import PEER_SERVERS
@@ -60,11 +60,11 @@ def test_the_log_is_named_after_the_server_not_its_interpreter(
 
 def test_the_state_directory_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    assert state_directory() == tmp_path / "mcp-elicit"
+    assert client_state_directory() == tmp_path / "mcp-elicit"
     assert server_log_path(["python", "s.py"]) == tmp_path / "mcp-elicit" / "servers" / "s.log"
     monkeypatch.delenv("XDG_STATE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert state_directory() == tmp_path / "home" / ".local" / "state" / "mcp-elicit"
+    assert client_state_directory() == tmp_path / "home" / ".local" / "state" / "mcp-elicit"
 
 
 def test_the_log_is_owner_only_and_appended(state: Path) -> None:

@@ -28,8 +28,8 @@ from mcp.server.mcpserver import MCPServer
 
 from mcp_elicit.client import (
     Accept,
-    Answer,
     AuditLog,
+    Decision,
     Decline,
     ElicitationHandler,
     ElicitingClient,
@@ -92,7 +92,7 @@ class Person:
     browser: Any
     tasks: anyio.abc.TaskGroup
     account: str = "alice"
-    answer: Answer = field(default_factory=Accept)
+    answer: Decision = field(default_factory=Accept)
     allow: bool = True
     prompts: list[UrlPrompt] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
@@ -102,14 +102,14 @@ class Person:
 
     # -- the renderer -------------------------------------------------------------------------
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         raise AssertionError("no form here")
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         self.prompts.append(prompt)
         return self.answer
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         await completed.wait()
         return Accept()
 

@@ -24,7 +24,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from mcp_elicit.client import ElicitationHandler, ElicitingClient, prompts
-from mcp_elicit.client._terminal_text import clean
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import (
     Accept,
     Attachment,

@@ -27,8 +27,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.utils import get_cwidth
 
 from mcp_elicit.client import _terminal_text as text
-from mcp_elicit.client import handler
-from mcp_elicit.client._terminal_text import clean
+from mcp_elicit.client import form_requests
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import Accept, Cancel, Decline, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.client.terminal import TerminalRenderer
 from mcp_elicit.forms import Form, Problem
@@ -595,7 +595,7 @@ async def test_nothing_escaped_on_a_free_text_answer_and_its_files(
     cat, purr, notes = tmp_path / "cat.png", tmp_path / "purr.wav", tmp_path / "notes.txt"
     seen: list[str] = []
     with pseudo_language():
-        form = Form.from_schema(handler.free_text_schema())
+        form = Form.from_schema(form_requests.free_text_schema())
         prompt = FormPrompt("old", "What is your favourite city?", form, free_text=True)
         attach = _(text.ATTACH_QUESTION).rstrip()
         review = text.review_question(free_text=True, files=True).rstrip()
@@ -697,19 +697,19 @@ def test_nothing_escaped_where_a_link_has_no_host() -> None:
 def test_the_handler_caches_what_it_read_of_a_schema_per_language() -> None:
     """The findings it caches with a schema are for people, in their language."""
     schema = {"type": "object", "properties": {"password": {"type": "string"}}}
-    handler._read_and_lint_cached.cache_clear()
+    form_requests._read_and_lint_cached.cache_clear()
     with language("en"):
-        english = handler._read_and_lint(schema, "2025-06-18")[2]
+        english = form_requests._read_and_lint(schema, "2025-06-18")[2]
     with pseudo_language():
-        handler._read_and_lint(schema, "2025-06-18")
+        form_requests._read_and_lint(schema, "2025-06-18")
     with language("en"):
-        assert handler._read_and_lint(schema, "2025-06-18")[2] == english
-    info = handler._read_and_lint_cached.cache_info()
+        assert form_requests._read_and_lint(schema, "2025-06-18")[2] == english
+    info = form_requests._read_and_lint_cached.cache_info()
     assert (info.misses, info.hits) == (2, 1)
 
 
 def test_the_free_text_question_is_titled_in_the_language() -> None:
     with language("zh-Hans"):
-        title = handler.free_text_schema()["properties"]["response"]["title"]
+        title = form_requests.free_text_schema()["properties"]["response"]["title"]
     assert title == "你的回答"
-    assert handler.free_text_schema()["properties"]["response"]["title"] == "Your answer"
+    assert form_requests.free_text_schema()["properties"]["response"]["title"] == "Your answer"

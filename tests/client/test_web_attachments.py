@@ -25,12 +25,12 @@ import pytest
 from playwright.async_api import expect
 
 from mcp_elicit.client import ElicitationHandler, ElicitingClient
-from mcp_elicit.client.handler import FREE_TEXT_FIELD, FREE_TEXT_SCHEMA
+from mcp_elicit.client.form_requests import FREE_TEXT_FIELD, FREE_TEXT_SCHEMA
 from mcp_elicit.client.prompts import (
     MAX_ATTACHMENT_BYTES,
     Accept,
-    Answer,
     Attachment,
+    Decision,
     Decline,
     FormPrompt,
 )
@@ -84,10 +84,10 @@ def plain_prompt() -> FormPrompt:
 
 @dataclass
 class Asked:
-    answer: Answer | None = None
+    answer: Decision | None = None
     done: anyio.Event = field(default_factory=anyio.Event)
 
-    async def result(self, timeout: float = 15.0) -> Answer:
+    async def result(self, timeout: float = 15.0) -> Decision:
         with anyio.fail_after(timeout):
             await self.done.wait()
         assert self.answer is not None

@@ -29,8 +29,8 @@ import httpx2
 import pytest
 from playwright.async_api import expect
 
-from mcp_elicit.client import Accept, Answer, ElicitationHandler, ElicitingClient, UrlPrompt
-from mcp_elicit.client._terminal_text import clean
+from mcp_elicit.client import Accept, Decision, ElicitationHandler, ElicitingClient, UrlPrompt
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.forms import Form, Problem, schema_of
 from mcp_elicit.server import Accepted, Cancelled, Declined
@@ -928,7 +928,7 @@ async def test_a_sign_in_is_shown_as_the_servers_own_sign_in_not_a_tools_questio
         recording_links(context) as seen,
         anyio.create_task_group() as tasks,
     ):
-        answers: list[Answer] = []
+        answers: list[Decision] = []
 
         async def ask() -> None:
             answers.append(await renderer.ask_url(prompt))
@@ -953,7 +953,7 @@ async def test_a_sign_in_is_shown_as_the_servers_own_sign_in_not_a_tools_questio
         assert answers == [Accept()]
 
         back = anyio.Event()
-        waited: list[Answer] = []
+        waited: list[Decision] = []
 
         async def wait() -> None:
             waited.append(await renderer.wait_for_completion(prompt, back))

@@ -17,8 +17,8 @@ import anyio
 import pytest
 from playwright.async_api import expect
 
-from mcp_elicit.client import Accept, Answer, UrlPrompt
-from mcp_elicit.client._terminal_text import clean
+from mcp_elicit.client import Accept, Decision, UrlPrompt
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.client.web.words import _PAGE_WORDS, _script_words, forget_page_html
 from mcp_elicit.forms import Problem
@@ -197,7 +197,7 @@ async def test_a_sign_in_consent_and_its_wait_in_chinese() -> None:
         recording_links(context),
         anyio.create_task_group() as tasks,
     ):
-        answers: list[Answer] = []
+        answers: list[Decision] = []
 
         async def ask() -> None:
             answers.append(await renderer.ask_url(prompt))
@@ -227,7 +227,7 @@ async def test_a_sign_in_consent_and_its_wait_in_chinese() -> None:
         assert answers == [Accept()]
 
         back = anyio.Event()
-        waited: list[Answer] = []
+        waited: list[Decision] = []
 
         async def wait() -> None:
             waited.append(await renderer.wait_for_completion(prompt, back))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_elicit.client._terminal_text import url_screen, value_text
+from mcp_elicit.client._terminal_text import url_screen
+from mcp_elicit.client.prompt_text import value_text
 from mcp_elicit.client.prompts import UrlPrompt
 from mcp_elicit.client.web.answers import review, review_value
 from mcp_elicit.client.web.views import url_view

@@ -37,7 +37,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel, Field
 
-from mcp_elicit.client import Accept, Answer, Cancel, FormPrompt, Notice, UrlPrompt
+from mcp_elicit.client import Accept, Cancel, Decision, FormPrompt, Notice, UrlPrompt
 
 SCRIPT = Path(__file__).resolve()
 SERVER_NAME = "numbered-server"
@@ -110,14 +110,14 @@ class AcceptingRenderer:
     def __init__(self) -> None:
         self.asked = 0
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         self.asked += 1
         return Accept({"value": reply_for(number_of(prompt.message))})
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         return Cancel("not-in-benchmark")
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: object) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: object) -> Decision:
         return Cancel("not-in-benchmark")
 
     async def notify(self, notice: Notice) -> None:

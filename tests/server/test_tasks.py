@@ -32,8 +32,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.requests import Request
 
 from mcp_elicit import _sdk
-from mcp_elicit.client import ElicitationHandler, ElicitingClient
-from mcp_elicit.client.handler import Asking
+from mcp_elicit.client import Asking, ElicitationHandler, ElicitingClient
 from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.server import Accepted, DeploymentKey, Elicitation, UrlRequired, ask, ask_url
 from mcp_elicit.server import tasks as tasks_module

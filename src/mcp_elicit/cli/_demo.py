@@ -14,7 +14,7 @@ import anyio
 from mcp_elicit.cli._host import say
 from mcp_elicit.cli._running import announce_log, describe_failure, stopped_server
 from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy
-from mcp_elicit.client.server_log import logged, state_directory
+from mcp_elicit.client.server_log import client_state_directory, logged
 from mcp_elicit.i18n import N_, _
 from mcp_elicit.urls import UrlPolicy
 
@@ -170,6 +170,6 @@ async def _session(
 
 
 def _state_dir() -> Path:
-    path = state_directory()
+    path = client_state_directory()
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path

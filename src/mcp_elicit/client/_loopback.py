@@ -9,11 +9,9 @@ port, and a forged response must not end the wait. The first matching response e
 
 from __future__ import annotations
 
-import contextlib
 import html
 import secrets
 import socket
-from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -24,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from mcp_elicit.client.page_server import SignalFreeServer
 from mcp_elicit.i18n import _, current_language, language, negotiate
 
 _HEADERS = {
@@ -43,16 +42,6 @@ class Redirected:
     iss: str | None
     error: str | None = None
     error_description: str | None = None
-
-
-class SignalFreeServer(uvicorn.Server):
-    """uvicorn, minus its signal handling: it takes over SIGINT and SIGTERM while it serves,
-    then re-raises them when it stops. Ctrl-C belongs to the host (its prompt, its shutdown),
-    not to a page it serves on the side."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
 
 
 class LoopbackCallback:

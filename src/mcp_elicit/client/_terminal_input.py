@@ -18,7 +18,7 @@ from prompt_toolkit.key_binding.key_processor import KeyPressEvent
 from prompt_toolkit.output import Output
 from prompt_toolkit.validation import ValidationError, Validator
 
-Check = Callable[[str], str | None]
+LineCheck = Callable[[str], str | None]
 """What was typed → the error to show (``Error: …``), or None when it may be entered."""
 
 ESC = "the person pressed Esc"
@@ -39,9 +39,9 @@ class _Escaped(Exception):
 
 
 class CheckValidator(Validator):
-    """Runs a :data:`Check` on every change, so the error shows while the person types."""
+    """Runs a :data:`LineCheck` on every change, so the error shows while the person types."""
 
-    def __init__(self, check: Check) -> None:
+    def __init__(self, check: LineCheck) -> None:
         self._check = check
 
     def validate(self, document: Document) -> None:
@@ -69,7 +69,7 @@ _BINDINGS = _bindings()
 
 async def read_line(
     message: str,
-    check: Check | None,
+    check: LineCheck | None,
     *,
     input: Input | None,
     output: Output | None,

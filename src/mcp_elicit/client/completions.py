@@ -13,7 +13,7 @@ from __future__ import annotations
 import anyio
 
 
-class Completions:
+class CompletionWatch:
     """Completion events by ``elicitationId``, for the ids being watched."""
 
     def __init__(self) -> None:

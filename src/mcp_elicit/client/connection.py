@@ -25,11 +25,10 @@ in ``mcp_elicit._sdk``):
 
 from __future__ import annotations
 
-import contextvars
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -37,22 +36,24 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client
-from mcp.client.session import ClientSession, IncomingMessage, MessageHandlerFnT
+from mcp.client.session import (
+    ClientRequestContext,
+    ClientSession,
+    IncomingMessage,
+    MessageHandlerFnT,
+)
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit import _sdk
-from mcp_elicit.client.handler import (
-    RETRY_LINKS,
-    ElicitationHandler,
-    ElicitationRefused,
-    asking_of,
-)
-from mcp_elicit.client.prompts import Accept, Answer, Notice, UrlPrompt
+from mcp_elicit.client.call_round import MAX_REFUSED_ROUNDS, CallRound
+from mcp_elicit.client.handler import ElicitationHandler, answer_for_sdk, asking_of
+from mcp_elicit.client.prompts import Accept, Decision, Notice, UrlPrompt
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.sign_in import RefuseSignIn, SignIn, sign_in_auth
+from mcp_elicit.client.steps import ElicitationRefused
 from mcp_elicit.i18n import _
 from mcp_elicit.protocol import (
     ElicitationModes,
@@ -80,17 +81,13 @@ class UrlElicitationLoop(RuntimeError):
 
 
 class RefusedInputLoop(RuntimeError):
-    """2026-07-28: the server kept asking for input the person had declined or cancelled."""
+    """2026-07-28: the server kept asking for input the person had declined or cancelled
+    (more than :data:`~mcp_elicit.client.call_round.MAX_REFUSED_ROUNDS` retries in a row)."""
 
 
-MAX_REFUSED_ROUNDS = 3
-"""2026-07-28 retries in a row that carry nothing but declines and cancels before the call is
-given up: a server that asks again at once would otherwise loop as fast as it answers, until
-``input_time_limit``."""
-
-_REFUSED_ROUNDS: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
-    "mcp_elicit_refused_rounds", default=None
-)
+_CALL_ROUND: ContextVar[CallRound | None] = ContextVar("mcp_elicit_call_round", default=None)
+"""The round state of the 2026-07-28 tool call being made: set by
+:meth:`ElicitingClient._call_once`, which says why it travels this way."""
 
 
 class ProtocolMismatch(RuntimeError):
@@ -197,7 +194,7 @@ class ElicitingClient:
                 server,
                 mode=sdk_client_mode(self.protocol),
                 read_timeout_seconds=self.read_timeout,
-                elicitation_callback=functools.partial(self.handler, local=self.local),
+                elicitation_callback=self._on_input_request,
                 message_handler=self._on_message,
                 client_info=self.client_info,
                 input_required_max_rounds=2**31,
@@ -311,8 +308,13 @@ class ElicitingClient:
         # SDK: the multi-round-trip loop gives up after 10 rounds (~2 s). Rounds are unlimited
         # above; this bounds the whole exchange in time instead, and a server that keeps
         # asking after the person said no is stopped by _Hooks.send.
-        _REFUSED_ROUNDS.set([0])
-        RETRY_LINKS.set({})  # filled by the handler as the person agrees to open links
+        #
+        # The call's round state (mcp_elicit.client.call_round) travels in a ContextVar, the
+        # one that carries it: inside `call_tool` the SDK calls our elicitation callback (for
+        # each input request) and our send hook (for each retry) without passing anything of
+        # ours, and the context is what it carries from here to them. Its tasks copy the
+        # context, so they share this one CallRound object.
+        token = _CALL_ROUND.set(CallRound())
         try:
             with anyio.fail_after(self.input_time_limit):
                 return await self.sdk.call_tool(name, args, read_timeout_seconds=read_timeout)
@@ -320,6 +322,29 @@ class ElicitingClient:
             raise TimeoutError(
                 f"{name} was still asking for input after {self.input_time_limit:g} s"
             ) from None
+        finally:
+            _CALL_ROUND.reset(token)
+
+    # -- elicitations, of every era: one way in -----------------------------------------------
+
+    async def _elicited(
+        self, session: ClientSession, params: Any, input_key: str | None = None
+    ) -> dict[str, Any]:
+        """Every elicitation this client is asked reaches the handler here: pushed
+        (``elicitation/create``, through :meth:`_Hooks.on_elicitation`) or in a 2026-07-28
+        round (an input request under ``input_key``, through :meth:`_on_input_request`)."""
+        asking = asking_of(
+            session, local=self.local, input_key=input_key, call_round=_CALL_ROUND.get()
+        )
+        return await self.handler.handle(params, asking)
+
+    async def _on_input_request(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        # The SDK's elicitation callback, which its multi-round-trip loop calls with the input
+        # request's key as the request id.
+        key = str(context.request_id) if context.request_id is not None else None
+        return await answer_for_sdk(params, lambda raw: self._elicited(context.session, raw, key))
 
     async def _track(self, request: ElicitationRequest) -> None:
         """url-draft completion: ``elicitation/track`` returns when the elicitation is done."""
@@ -420,8 +445,7 @@ class _Hooks:
         # that raises reaches the server as code 0. Read it ourselves; answer -32602 with the
         # problems, or -32603 if the handler itself fails.
         try:
-            asking = asking_of(session, local=self._owner.local)
-            return await self._owner.handler.handle(params, asking)
+            return await self._owner._elicited(session, params)
         except ElicitationRefused as refused:
             error = refused.error
             raise MCPError(error["code"], error["message"], error.get("data")) from None
@@ -439,19 +463,30 @@ class _Hooks:
         options: dict[str, Any],
         version: str | None,
     ) -> Any:
-        if method in ASKING_METHODS and isinstance(params, Mapping):
-            self._count_refusals(method, params.get("inputResponses"))
-            links = _accepted_links(params.get("inputResponses"))
+        call_round = _CALL_ROUND.get()
+        if call_round is not None and method in ASKING_METHODS and isinstance(params, Mapping):
+            links = self._retrying(call_round, method, params.get("inputResponses"))
             if links:
 
                 async def resend(again: Mapping[str, Any]) -> Any:
                     return await self._send_once(send, method, again, options, version)
 
-                return await self._send_held(method, params, links, resend)
+                return await self._send_held(call_round, method, params, links, resend)
         return await self._send_once(send, method, params, options, version)
+
+    def _retrying(self, call_round: CallRound, method: str, responses: Any) -> dict[str, UrlPrompt]:
+        """A retry of the call leaves: the links it carries, unless the call is given up."""
+        links = call_round.retrying(responses)
+        if call_round.given_up:
+            raise RefusedInputLoop(
+                f"{self._owner.server_name} kept asking for input the person declined or "
+                f"cancelled ({MAX_REFUSED_ROUNDS} times in a row); {method} given up"
+            )
+        return links
 
     async def _send_held(
         self,
+        call_round: CallRound,
         method: str,
         params: Mapping[str, Any],
         links: dict[str, UrlPrompt],
@@ -470,7 +505,7 @@ class _Hooks:
                 continue  # done: ask the server again now
             refused = dict(params.get("inputResponses") or {})
             refused.update({key: {"action": "cancel"} for key in links})
-            self._count_refusals(method, refused)
+            self._retrying(call_round, method, refused)
             return await resend({**params, "inputResponses": refused})
 
     async def _held_once(
@@ -478,7 +513,7 @@ class _Hooks:
         params: Mapping[str, Any],
         prompt: UrlPrompt,
         resend: Callable[[Mapping[str, Any]], Awaitable[Any]],
-    ) -> tuple[list[Any], Answer | None]:
+    ) -> tuple[list[Any], Decision | None]:
         """Send the retry once, with the waiting screen up meanwhile: ``([result], None)``
         when the server answered first, ``([], answer)`` when the person did (the retry is
         given up)."""
@@ -486,7 +521,7 @@ class _Hooks:
         finished = anyio.Event()
         sent: list[Any] = []
         failed: list[Exception] = []
-        answer: Answer | None = None
+        answer: Decision | None = None
         async with anyio.create_task_group() as tasks:
 
             async def retry() -> None:
@@ -550,38 +585,6 @@ class _Hooks:
             logger.warning("%s: %s", self._owner.server_name, quirk)
             return {**raw, "resultType": "complete"}
         return raw
-
-    def _count_refusals(self, method: str, responses: Any) -> None:
-        counter = _REFUSED_ROUNDS.get()
-        if counter is None or not isinstance(responses, Mapping) or not responses:
-            return
-        refused = all(
-            isinstance(r, Mapping) and r.get("action") in ("decline", "cancel")
-            for r in responses.values()
-        )
-        counter[0] = counter[0] + 1 if refused else 0
-        if counter[0] > MAX_REFUSED_ROUNDS:
-            raise RefusedInputLoop(
-                f"{self._owner.server_name} kept asking for input the person declined or "
-                f"cancelled ({MAX_REFUSED_ROUNDS} times in a row); {method} given up"
-            )
-
-
-def _accepted_links(responses: Any) -> dict[str, UrlPrompt]:
-    """The links the person agreed to open in the round these responses answer (by input
-    key), taken from what the handler collected for this call (``RETRY_LINKS``)."""
-    collected = RETRY_LINKS.get()
-    if not collected:
-        return {}
-    taken = dict(collected)
-    collected.clear()  # each round's links are for its own retry only
-    if not isinstance(responses, Mapping):
-        return {}
-    return {
-        key: prompt
-        for key, prompt in taken.items()
-        if isinstance(responses.get(key), Mapping) and responses[key].get("action") == "accept"
-    }
 
 
 def _asks_again(raw: Any) -> bool:

@@ -33,7 +33,7 @@ import webbrowser
 from pathlib import Path
 
 from mcp_elicit.client._private import private_directory
-from mcp_elicit.client.server_log import state_directory
+from mcp_elicit.client.server_log import client_state_directory
 from mcp_elicit.i18n import _, current_language
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def links_directory() -> Path:
     # The XDG spec says a relative path in these variables is invalid and must be ignored.
     if os.path.isabs(runtime) and os.path.isdir(runtime):
         return Path(runtime) / "mcp-elicit" / "links"
-    return state_directory() / "links"
+    return client_state_directory() / "links"
 
 
 def open_privately(url: str) -> bool:

@@ -2,8 +2,8 @@
 
 The handler turns every elicitation, whatever revision it came in, into one of two prompts:
 :class:`FormPrompt` (fill these fields) or :class:`UrlPrompt` (may I open this link?). A
-renderer answers with :class:`Accept`, :class:`Decline` or :class:`Cancel`, and knows nothing of
-JSON-RPC, revisions or the SDK.
+renderer returns the person's :data:`Decision` (:class:`Accept`, :class:`Decline` or
+:class:`Cancel`), and knows nothing of JSON-RPC, revisions or the SDK.
 """
 
 from __future__ import annotations
@@ -156,7 +156,8 @@ class Cancel:
     no_person: bool = False
 
 
-Answer: TypeAlias = Accept | Decline | Cancel
+Decision: TypeAlias = Accept | Decline | Cancel
+"""The person's decision on a prompt: what a renderer returns."""
 
 
 @dataclass(frozen=True, slots=True)

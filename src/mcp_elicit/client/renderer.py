@@ -11,7 +11,7 @@ optional and not part of the protocol below; without it, prompts come one at a t
 A renderer with ``opens_links = True`` opens a link itself, from the person's own click
 (the web page does): the handler's opener is then never called, so a link never opens twice.
 
-A renderer may also have ``async link_not_opened(prompt, why) -> Answer``: the handler's
+A renderer may also have ``async link_not_opened(prompt, why) -> Decision``: the handler's
 opener did not open the link the person agreed to (it returned ``False``, or raised). Show
 ``why`` and the whole link to copy, and return ``Accept`` once the person says they opened it
 themselves, ``Cancel`` to give up; nothing was sent to the server yet. Without it the handler
@@ -24,23 +24,23 @@ from typing import Protocol
 
 import anyio
 
-from mcp_elicit.client.prompts import Answer, FormPrompt, Notice, UrlPrompt
+from mcp_elicit.client.prompts import Decision, FormPrompt, Notice, UrlPrompt
 
 
 class Renderer(Protocol):
     """Shows prompts to a person and returns what they chose."""
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         """Show every field and return the answer. ``Accept.content`` must be what the person
         reviewed; the handler validates it again and never sends an invalid answer."""
         ...
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         """Show the consent screen (server, message, full URL, registrable domain, every
         warning). ``Accept`` means consent; the handler opens the URL afterwards."""
         ...
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         """After consent: wait until ``completed`` is set (the server said so) or the person
         says they are done (``Accept``) or gives up (``Cancel``)."""
         ...

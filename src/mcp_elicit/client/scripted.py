@@ -36,9 +36,9 @@ import anyio
 
 from mcp_elicit.client.prompts import (
     Accept,
-    Answer,
     Attachment,
     Cancel,
+    Decision,
     Decline,
     FormPrompt,
     Notice,
@@ -190,7 +190,7 @@ class ScriptedRenderer:
         self.used += 1
         return answer
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         answer = self._next(prompt.server, prompt.message)
         if answer is None:
             return Cancel("answers-exhausted", no_person=True)
@@ -214,7 +214,7 @@ class ScriptedRenderer:
             return Cancel("invalid-answer", no_person=True)
         return Accept(content, answer.attachments)
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         if prompt.sign_in:
             # Signing in is not a question from a tool, and the entries answer those only:
             # a script consents ahead instead (SignIn(ask=False), `--sign-in yes`).
@@ -233,7 +233,7 @@ class ScriptedRenderer:
             return Accept()
         return Decline() if answer.action == "decline" else Cancel()
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         if prompt.held or prompt.sign_in:
             # A sign-in ends when the browser comes back. 2026-07-28: the server holds the
             # retry while the page is open, and answers it
@@ -247,7 +247,7 @@ class ScriptedRenderer:
                 await completed.wait()
         return Accept()
 
-    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
+    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Decision:
         """The entry that consented stands for the person: go on, and say so in ``notices``."""
         await self.notify(
             Notice(

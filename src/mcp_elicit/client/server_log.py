@@ -17,14 +17,16 @@ from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.message import SessionMessage
 
 from mcp_elicit.client._private import private_directory
 from mcp_elicit.i18n import _
+
+if TYPE_CHECKING:
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.shared.message import SessionMessage
 
 _Streams = Any  # mcp.client._transport.TransportStreams: (read stream, write stream)
 
@@ -33,8 +35,9 @@ class ServerLogError(RuntimeError):
     """The server's log file cannot be opened; the message names it and says why."""
 
 
-def state_directory() -> Path:
-    """``$XDG_STATE_HOME/mcp-elicit``, or ``~/.local/state/mcp-elicit``."""
+def client_state_directory() -> Path:
+    """``$XDG_STATE_HOME/mcp-elicit``, or ``~/.local/state/mcp-elicit``: where the host keeps
+    servers' logs, link files and sign-in tokens."""
     state = os.environ.get("XDG_STATE_HOME", "")
     # The XDG spec says a relative path here is invalid and must be ignored (as the server's
     # key file does: mcp_elicit.server.keys.state_directory, a layer this one cannot import).
@@ -44,7 +47,7 @@ def state_directory() -> Path:
 
 def server_log_path(command: Sequence[str]) -> Path:
     """Where the stderr of the server started with ``command`` goes."""
-    return state_directory() / "servers" / f"{log_name(command)}.log"
+    return client_state_directory() / "servers" / f"{log_name(command)}.log"
 
 
 # Programs that run the server rather than being it: the log is named after what they run.
@@ -133,6 +136,10 @@ class LoggedStdioServer:
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
             log.write(f"--- {stamp} mcp-elicit started the server ---\n")
             log.flush()  # before the server's own lines, which bypass this buffer
+            # Here, not at the top: the SDK's transport loads its whole client, and the rest of
+            # this module (the state directory the handler's link files use) must not.
+            from mcp.client.stdio import stdio_client
+
             transport = stdio_client(self.params, errlog=log)
             read_stream, write_stream = await transport.__aenter__()
         except BaseException:

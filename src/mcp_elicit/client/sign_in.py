@@ -46,7 +46,7 @@ from pydantic import AnyUrl
 
 from mcp_elicit.client._loopback import LoopbackCallback, free_port, port_is_free
 from mcp_elicit.client.opening import open_privately as open_in_browser
-from mcp_elicit.client.prompts import Accept, Answer, Cancel, Notice, UrlPrompt
+from mcp_elicit.client.prompts import Accept, Cancel, Decision, Notice, UrlPrompt
 from mcp_elicit.client.token_file import TokenFile
 from mcp_elicit.i18n import _
 from mcp_elicit.urls import Verdict, check_url
@@ -303,7 +303,7 @@ class _Flow:
             raise
         self._stack, self._listener, self._prompt = stack, listener, prompt
 
-    async def _open_ahead(self, prompt: UrlPrompt) -> Answer:
+    async def _open_ahead(self, prompt: UrlPrompt) -> Decision:
         """Consent was given ahead (a script): say where the browser goes, and open it."""
         line = _("signing in to {server} (consent given ahead): opening {url}").format(
             server=self.server, url=prompt.url
@@ -327,7 +327,7 @@ class _Flow:
             )
         return Accept()
 
-    async def _consent(self, prompt: UrlPrompt) -> Answer:
+    async def _consent(self, prompt: UrlPrompt) -> Decision:
         renderer = self.handler.renderer
         if renderer is None:
             self._finish("no-person")

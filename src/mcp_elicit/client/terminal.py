@@ -22,7 +22,7 @@ Keys, shown on screen as well:
   confirm a URL-mode step: Enter means done, Esc cancels. When the browser did not open the
   link, it is shown whole to copy: Enter once opened by hand goes on, Esc cancels.
 
-Screen text is plain and stable (tests scrape it): see ``_terminal_text``.
+Screen text is plain and stable (tests scrape it): see ``_terminal_text`` and ``prompt_text``.
 """
 
 from __future__ import annotations
@@ -43,12 +43,13 @@ from prompt_toolkit.output import Output
 
 from mcp_elicit.client import _terminal_text as text
 from mcp_elicit.client import prompts
-from mcp_elicit.client._terminal_input import Check, Dismissed, read_line
+from mcp_elicit.client._terminal_input import Dismissed, LineCheck, read_line
+from mcp_elicit.client.prompt_text import clean, finding_line, notice_line
 from mcp_elicit.client.prompts import (
     Accept,
-    Answer,
     Attachment,
     Cancel,
+    Decision,
     Decline,
     FormPrompt,
     Notice,
@@ -109,7 +110,7 @@ class TerminalRenderer:
 
     # -- the Renderer protocol ------------------------------------------------------------------
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         try:
             answer = await self._form(prompt)
         except Dismissed as gone:
@@ -117,7 +118,7 @@ class TerminalRenderer:
         self._say(_(_FORM_OUTCOME[type(answer)]))
         return answer
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         before, domain, after = text.url_screen(prompt)
         self._say("\n".join(before))
         # Set apart and emphasised: the registrable domain is who the person is really visiting.
@@ -126,7 +127,7 @@ class TerminalRenderer:
         self._say("")
         if after:
             self._say("\n".join(after))
-        answer: Answer
+        answer: Decision
         try:
             reply = await self._ask(_(text.URL_QUESTION), _yes_no_error)
         except Dismissed as gone:
@@ -136,9 +137,9 @@ class TerminalRenderer:
         self._say(_(_URL_OUTCOME[type(answer)]))
         return answer
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         self._say(text.waiting_line(prompt.server, held=prompt.held, sign_in=prompt.sign_in))
-        answer: Answer = Accept()
+        answer: Decision = Accept()
         if not completed.is_set():
             async with anyio.create_task_group() as group:
 
@@ -155,18 +156,18 @@ class TerminalRenderer:
         if isinstance(answer, Cancel):
             self._say(_("Cancelled."))
         elif completed.is_set():
-            name = text.clean(prompt.server, newlines=False)
+            name = clean(prompt.server, newlines=False)
             done = _("Signed in to {server}.") if prompt.sign_in else _("{server} confirmed.")
             self._say(done.format(server=name))
         else:
             self._say(_("Done."))
         return answer
 
-    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Answer:
+    async def link_not_opened(self, prompt: UrlPrompt, why: str) -> Decision:
         """The browser did not open the link: show it to copy; ``Accept`` once the person
         says they opened it themselves, ``Cancel`` on Esc."""
         self._say("\n".join(text.not_opened_lines(prompt, why)))
-        answer: Answer
+        answer: Decision
         try:
             await self._ask(_(text.OPENED_QUESTION), None)
         except Dismissed as gone:
@@ -178,11 +179,11 @@ class TerminalRenderer:
         return answer
 
     async def notify(self, notice: Notice) -> None:
-        self._say(text.notice_line(notice))
+        self._say(notice_line(notice))
 
     # -- forms ----------------------------------------------------------------------------------
 
-    async def _form(self, prompt: FormPrompt) -> Answer:
+    async def _form(self, prompt: FormPrompt) -> Decision:
         form = prompt.form
         self._say("\n".join(text.form_intro(prompt)))
         start = _START[(await self._ask(_(text.START_QUESTION), _start_error)).strip().lower()]
@@ -213,7 +214,7 @@ class TerminalRenderer:
             action, target = found
             if action == "submit":
                 problems = form.validate(values)
-                wrong = [text.finding_line(form, p, word="Error") for p in problems]
+                wrong = [finding_line(form, p, word="Error") for p in problems]
                 if files is not None and not _text_or_file(values, files):
                     wrong.append(_(text.TEXT_OR_FILE_ERROR))
                 if not wrong:
@@ -243,7 +244,7 @@ class TerminalRenderer:
                     target = _find_file(files, reply)
                 assert isinstance(target, int)  # the remove check let only a file through
                 gone = files.pop(target)
-                self._say(_("Removed: {name}").format(name=text.clean(gone.name, newlines=False)))
+                self._say(_("Removed: {name}").format(name=clean(gone.name, newlines=False)))
             elif action == "decline":
                 return Decline()
             else:
@@ -310,7 +311,7 @@ class TerminalRenderer:
 
     # -- input and output -----------------------------------------------------------------------
 
-    async def _ask(self, question: str, check: Check | None) -> str:
+    async def _ask(self, question: str, check: LineCheck | None) -> str:
         return await read_line(question, check, input=self._input, output=self._output)
 
     def _say(self, block: str, *, style: str = "") -> None:
@@ -334,7 +335,7 @@ def _error_text(problem: Problem) -> str:
     return text.error_line(problem.message)
 
 
-def _field_check(form: Form, field: Field) -> Check:
+def _field_check(form: Form, field: Field) -> LineCheck:
     def check(typed: str) -> str | None:
         value = _interpret(form, field, typed)
         return _error_text(value) if isinstance(value, Problem) else None

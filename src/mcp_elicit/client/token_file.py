@@ -32,7 +32,7 @@ from cryptography.fernet import Fernet, InvalidToken
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from mcp_elicit.client._private import make_private, private_directory
-from mcp_elicit.client.server_log import state_directory
+from mcp_elicit.client.server_log import client_state_directory
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ _VERSION = 1
 
 def sign_in_directory() -> Path:
     """``sign-in`` in the state directory: where :class:`TokenFile` keeps its files."""
-    return state_directory() / "sign-in"
+    return client_state_directory() / "sign-in"
 
 
 class TokenFile:

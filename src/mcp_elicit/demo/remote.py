@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from mcp_elicit.client._loopback import SignalFreeServer
+from mcp_elicit.client.page_server import SignalFreeServer
 from mcp_elicit.demo.showcase import STEPS, DemoStep
 from mcp_elicit.i18n import N_, _
 from mcp_elicit.server.oauth import JwtVerifier

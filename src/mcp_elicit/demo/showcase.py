@@ -116,7 +116,7 @@ async def run_steps(
     for number, step in enumerate(steps, 1):
         say()
         say(
-            _("── DemoStep {number} of {total}: {title} ({tool}) ──").format(
+            _("── Step {number} of {total}: {title} ({tool}) ──").format(
                 number=number, total=len(steps), title=_(step.title), tool=step.tool
             )
         )

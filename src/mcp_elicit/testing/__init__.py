@@ -42,9 +42,15 @@ import httpx2
 import mcp_types as types
 
 from mcp_elicit import _sdk
-from mcp_elicit.client import ElicitationHandler, ElicitingClient, Policy, ScriptedRenderer
-from mcp_elicit.client.handler import Asking, Tracker
-from mcp_elicit.client.scripted import ScriptedAnswer
+from mcp_elicit.client import (
+    Asking,
+    ElicitationHandler,
+    ElicitingClient,
+    Policy,
+    ScriptedAnswer,
+    ScriptedRenderer,
+    Tracker,
+)
 from mcp_elicit.protocol import FORM_AND_URL, ElicitationModes, ElicitationRequest
 from mcp_elicit.server import Elicitation
 from mcp_elicit.urls import UrlPolicy

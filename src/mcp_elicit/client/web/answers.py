@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from mcp_elicit.client._terminal_text import clean, value_text
+from mcp_elicit.client.prompt_text import clean, value_text
 from mcp_elicit.client.prompts import Attachment, attachment
 from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
 from mcp_elicit.i18n import N_, _
@@ -46,12 +46,12 @@ TYPED_KINDS = frozenset(
     }
 )
 
-# A problem with no field (the whole answer) is keyed by this in ``Reading.problems``.
+# A problem with no field (the whole answer) is keyed by this in ``Submission.problems``.
 WHOLE_FORM = ""
 
 ATTACHMENTS = "attachments"
 """Where the page sends the files attached to a free-text answer, and the key of their
-message in ``Reading.problems`` (a free-text form's one field is ``response``: no clash)."""
+message in ``Submission.problems`` (a free-text form's one field is ``response``: no clash)."""
 
 TEXT_OR_FILE = N_("Type an answer or attach a file")
 
@@ -62,7 +62,7 @@ class Malformed(Exception):
 
 
 @dataclass
-class Reading:
+class Submission:
     """The content to send, the files attached, and one message per field that is wrong
     (``Error: …``)."""
 
@@ -71,8 +71,8 @@ class Reading:
     attachments: list[Attachment] = field(default_factory=list)
 
 
-def read_values(form: Form, sent: Mapping[str, Any]) -> Reading:
-    reading = Reading()
+def read_values(form: Form, sent: Mapping[str, Any]) -> Submission:
+    reading = Submission()
     for item in form:
         value = _read_one(form, item, sent.get(item.name))
         if isinstance(value, Problem):
@@ -89,11 +89,11 @@ def read_values(form: Form, sent: Mapping[str, Any]) -> Reading:
 
 def read_free_text(
     form: Form, sent: Mapping[str, Any], files: object, *, with_data: bool
-) -> Reading:
+) -> Submission:
     """A free-text answer: the text read as any form's (:func:`read_values`), and the files.
 
     ``with_data``: the files as sent with the answer (``data``, base64); else as sent while
-    checking (``size``), when :attr:`Reading.attachments` stays empty. Text of only white
+    checking (``size``), when :attr:`Submission.attachments` stays empty. Text of only white
     space, or none, is an answer only with a file (:data:`TEXT_OR_FILE`).
     """
     reading = read_values(form, sent)

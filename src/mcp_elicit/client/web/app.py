@@ -36,15 +36,15 @@ from starlette.types import ASGIApp
 from mcp_elicit.client.prompts import (
     MAX_ATTACHMENT_BYTES,
     Accept,
-    Answer,
     Cancel,
+    Decision,
     Decline,
     FormPrompt,
 )
 from mcp_elicit.client.web.answers import (
     ATTACHMENTS,
     Malformed,
-    Reading,
+    Submission,
     read_free_text,
     read_values,
     review,
@@ -157,7 +157,7 @@ def page_app(
                 raise _BadRequest(_TOO_LARGE, 413)
             if ATTACHMENTS in body and action != "accept":
                 raise _BadRequest(f"only an answer has {ATTACHMENTS}")
-            chosen: Answer
+            chosen: Decision
             if action == "decline":
                 chosen = Decline()
             elif action == "cancel":
@@ -248,7 +248,7 @@ def _free_text(prompt: object) -> bool:
     return isinstance(prompt, FormPrompt) and prompt.free_text
 
 
-def _reading(prompt: FormPrompt, body: Mapping[str, Any], *, with_data: bool) -> Reading:
+def _reading(prompt: FormPrompt, body: Mapping[str, Any], *, with_data: bool) -> Submission:
     """The values (and, for a free-text question, the files) the page sent for ``prompt``."""
     if not prompt.free_text:
         if ATTACHMENTS in body:

@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcp_elicit.i18n import _
 
-SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
+RENDERER_SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
     (
         "Content-Security-Policy",
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -55,7 +55,7 @@ class Guard:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                for name, value in SECURITY_HEADERS:
+                for name, value in RENDERER_SECURITY_HEADERS:
                     headers[name] = value
             await send(message)
 

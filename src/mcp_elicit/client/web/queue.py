@@ -18,7 +18,7 @@ from typing import Literal
 
 import anyio
 
-from mcp_elicit.client.prompts import Answer, Cancel, FormPrompt, Notice, UrlPrompt
+from mcp_elicit.client.prompts import Cancel, Decision, FormPrompt, Notice, UrlPrompt
 
 Kind = Literal["form", "url", "wait"]
 
@@ -35,11 +35,11 @@ class Pending:
     prompt: FormPrompt | UrlPrompt
     seq: int
     answered: anyio.Event = field(default_factory=anyio.Event)
-    answer: Answer | None = None
+    answer: Decision | None = None
     # Listed to a page at least once: only such a prompt is cancelled when the page goes.
     seen: bool = False
 
-    async def wait(self) -> Answer:
+    async def wait(self) -> Decision:
         await self.answered.wait()
         assert self.answer is not None
         return self.answer
@@ -72,7 +72,7 @@ class Queue:
     def get(self, prompt_id: str) -> Pending | None:
         return self._items.get(prompt_id)
 
-    def resolve(self, pending: Pending, answer: Answer) -> bool:
+    def resolve(self, pending: Pending, answer: Decision) -> bool:
         """Give ``pending`` its answer; ``False`` if it already had one (the first wins)."""
         if pending.answer is not None:
             return False

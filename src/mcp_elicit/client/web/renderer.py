@@ -14,10 +14,10 @@ import anyio
 import anyio.abc
 import uvicorn
 
-from mcp_elicit.client._loopback import SignalFreeServer
-from mcp_elicit.client._terminal_text import clean, notice_line
 from mcp_elicit.client.opening import open_privately
-from mcp_elicit.client.prompts import Accept, Answer, Cancel, FormPrompt, Notice, UrlPrompt
+from mcp_elicit.client.page_server import SignalFreeServer
+from mcp_elicit.client.prompt_text import clean, notice_line
+from mcp_elicit.client.prompts import Accept, Cancel, Decision, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.client.web.app import page_app
 from mcp_elicit.client.web.presence import Presence
 from mcp_elicit.client.web.queue import Kind, Queue
@@ -198,13 +198,13 @@ class WebRenderer:
 
     # -- the Renderer protocol ----------------------------------------------------------------
 
-    async def ask_form(self, prompt: FormPrompt) -> Answer:
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
         return await self._ask("form", prompt)
 
-    async def ask_url(self, prompt: UrlPrompt) -> Answer:
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
         return await self._ask("url", prompt)
 
-    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Answer:
+    async def wait_for_completion(self, prompt: UrlPrompt, completed: anyio.Event) -> Decision:
         queue = self._running()
         pending = queue.add("wait", prompt)
         async with anyio.create_task_group() as tasks:
@@ -227,7 +227,7 @@ class WebRenderer:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    async def _ask(self, kind: Kind, prompt: FormPrompt | UrlPrompt) -> Answer:
+    async def _ask(self, kind: Kind, prompt: FormPrompt | UrlPrompt) -> Decision:
         queue = self._running()
         pending = queue.add(kind, prompt)
         self._open_page_for(prompt.server)

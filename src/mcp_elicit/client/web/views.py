@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_elicit.client._terminal_text import (
+from mcp_elicit.client.prompt_text import (
     clean,
     domain_text,
     field_facts,
     finding_line,
-    listed,
+    list_text,
     no_domain_note,
     notice_line,
     value_text,
@@ -127,7 +127,7 @@ def field_view(item: Field, *, free_text: bool = False) -> dict[str, Any]:
 
 def hint(item: Field) -> str:
     """The terminal's field heading without the label, like ``integer, 1-14, default 1``."""
-    return listed(field_facts(item, required=False))
+    return list_text(field_facts(item, required=False))
 
 
 def initial(item: Field) -> JSONValue:
