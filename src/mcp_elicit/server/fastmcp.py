@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.server.request_state import RequestStateSecurity
 
 from mcp_elicit import _sdk
-from mcp_elicit.server.middleware import Finished, InputRequired, ToolFailed, serve
+from mcp_elicit.server.middleware import Finished, InputRequested, ToolFailed, serve
 from mcp_elicit.server.runtime import Runtime
 from mcp_elicit.server.url_mode import UrlRequired
 
@@ -66,7 +66,7 @@ class FastMCPElicitation(Middleware):
         match outcome:
             case Finished(result):
                 return result  # type: ignore[no-any-return]
-            case InputRequired(result):
+            case InputRequested(result):
                 return InputRequiredToolResult(types.InputRequiredResult.model_validate(result))
             case ToolFailed(text):
                 raise ToolError(text)

@@ -44,8 +44,7 @@ from mcp_elicit.server.answers import Declined
 from mcp_elicit.server.errors import CannotAsk, InvalidAnswer, LinkInText, SecretInForm
 from mcp_elicit.server.runtime import Runtime
 from mcp_elicit.server.scope import RequestScope, entered, scope_for
-from mcp_elicit.server.tasks import METHODS as TASK_METHODS
-from mcp_elicit.server.tasks import TASKS_VERSION, TaskRun, Tasks, requested_task
+from mcp_elicit.server.tasks import TASK_METHODS, TASKS_VERSION, TaskRun, Tasks, requested_task
 from mcp_elicit.server.url_mode import UrlRequired, consent_of, no_url_mode
 
 
@@ -57,7 +56,7 @@ class Finished:
 
 
 @dataclass(frozen=True, slots=True)
-class InputRequired:
+class InputRequested:
     """2026-07-28: the request ends asking for input (an ``InputRequiredResult``)."""
 
     result: dict[str, Any]
@@ -70,7 +69,7 @@ class ToolFailed:
     text: str
 
 
-Outcome = Finished | InputRequired | ToolFailed
+Outcome = Finished | InputRequested | ToolFailed
 
 
 async def serve(
@@ -93,14 +92,14 @@ async def serve(
         try:
             return Finished(await run())
         except rounds.AskPending as pending:
-            return InputRequired(pending.result())
+            return InputRequested(pending.result())
         except UrlRequired as required:
             return _url_required(runtime, scope, required)
         except BaseExceptionGroup as group:
             pending_in = rounds.find_pending(group)
             if pending_in is None:
                 raise
-            return InputRequired(pending_in.result())
+            return InputRequested(pending_in.result())
         except Exception as failed:
             ours = _our_error(failed) if request.method != "tools/call" else None
             if ours is None:
@@ -160,7 +159,7 @@ def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) 
         request = {"method": ELICITATION_CREATE, "params": params}
         key = round_.next_key(rounds.LINK_KEY)
         pending = round_.ask(key, request, rounds.Asked(None, time.time(), flow=required.flow_id))
-        return InputRequired(pending.result())
+        return InputRequested(pending.result())
     error = url_required_error(
         [
             {
@@ -237,7 +236,7 @@ class ElicitationMiddleware:
         match outcome:
             case Finished(result):
                 return result  # type: ignore[no-any-return]
-            case InputRequired(result):
+            case InputRequested(result):
                 return result
             case ToolFailed(text):
                 if ctx.method != "tools/call":
