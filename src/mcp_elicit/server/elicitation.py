@@ -360,7 +360,7 @@ class Elicitation:
         connector = None
         if self.runtime.providers:
             # Only a server with providers needs the oauth extra.
-            from mcp_elicit.server.pages.connect import Connector
+            from mcp_elicit.server.oauth.connect import Connector
 
             connector = Connector(
                 providers=self.runtime.providers,
