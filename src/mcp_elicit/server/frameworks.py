@@ -1,12 +1,12 @@
 """Plugging elicitation into a server framework: the SDK's ``MCPServer`` and fastmcp's
 ``FastMCP``, each through its own public seams.
 
-- Around every request, a middleware runs :func:`~mcp_elicit.server.handling.handle` and puts
-  its outcome in the framework's shape: :class:`ElicitationMiddleware`, an SDK
-  ``ServerMiddleware`` (inside the SDK's ``RequestStateBoundary``, which seals the
-  ``requestState`` we return and unseals the one the client echoes before we see it), and
-  :func:`fastmcp_middleware`, a fastmcp ``Middleware`` (``on_call_tool``: fastmcp ends a
-  2026-07-28 call with ``InputRequiredToolResult``).
+- Around every request, a middleware runs
+  :func:`~mcp_elicit.server.handling.handle_request` and puts its outcome in the framework's
+  shape: :class:`ElicitationMiddleware`, an SDK ``ServerMiddleware`` (inside the SDK's
+  ``RequestStateBoundary``, which seals the ``requestState`` we return and unseals the one the
+  client echoes before we see it), and :func:`fastmcp_middleware`, a fastmcp ``Middleware``
+  (``on_call_tool``: fastmcp ends a 2026-07-28 call with ``InputRequiredToolResult``).
 - How ``Elicitation`` installs on a server and runs it: a :class:`Framework`
   (:class:`SdkServer`, :class:`FastMCPServer`), chosen by :func:`framework_of`.
 - ``requestState`` sealed under the deployment key (:func:`request_state_security`), a
@@ -40,7 +40,7 @@ from mcp_elicit import _sdk
 from mcp_elicit.protocol.codes import ELICITATION_TRACK, INVALID_REQUEST
 from mcp_elicit.protocol.models import TrackParams
 from mcp_elicit.server.completions import Completions
-from mcp_elicit.server.handling import Finished, InputRequested, ToolFailed, handle
+from mcp_elicit.server.handling import Finished, InputRequested, ToolFailed, handle_request
 from mcp_elicit.server.keys import DeploymentKey
 from mcp_elicit.server.runtime import Runtime, Settings
 from mcp_elicit.server.tasks import TASK_METHODS, TASKS_VERSION, TaskRun, Tasks, requested_task
@@ -163,7 +163,7 @@ class SdkServer:
 
 
 class ElicitationMiddleware:
-    """:func:`~mcp_elicit.server.handling.handle` as a ``ServerMiddleware`` of an
+    """:func:`~mcp_elicit.server.handling.handle_request` as a ``ServerMiddleware`` of an
     ``MCPServer``.
 
     A short-circuited result is ours to shape for the wire (the SDK serializes only what the
@@ -211,7 +211,7 @@ class ElicitationMiddleware:
         *,
         task: TaskRun | None = None,
     ) -> HandlerResult:
-        outcome = await handle(self.runtime, ctx, lambda: call_next(ctx), task=task)
+        outcome = await handle_request(self.runtime, ctx, lambda: call_next(ctx), task=task)
         match outcome:
             case Finished(result):
                 return result  # type: ignore[no-any-return]
@@ -325,7 +325,7 @@ def fastmcp_middleware_type() -> type[Any]:
                         raise ToolError(str(cause)) from cause
                     raise
 
-            match await handle(self.runtime, request, run):
+            match await handle_request(self.runtime, request, run):
                 case Finished(result):
                     return result  # type: ignore[no-any-return]
                 case InputRequested(result):

@@ -2,7 +2,7 @@
 up, the tool runs, and a pending question or a raised ``UrlRequired`` becomes what the
 client's revision expects.
 
-:func:`handle` is that core, whatever the server framework: the adapters in
+:func:`handle_request` is that core, whatever the server framework: the adapters in
 :mod:`mcp_elicit.server.frameworks` (an SDK ``ServerMiddleware`` for ``MCPServer``, a
 fastmcp ``Middleware`` for ``FastMCP``) call it around each request and put the
 :class:`Outcome` it returns in their framework's shape. Raised: ``MCPError`` for the protocol
@@ -16,9 +16,9 @@ Questions are asked the same way from a prompt (``prompts/get``) and a resource 
 (``resources/read``) as from a tool. Only a tool's errors have a result to go in
 (``isError``); the SDK turns any other exception from a prompt or a resource into a bare
 "Error rendering prompt" (code 0) or "Error creating resource" without our text. So there
-:func:`handle` finds our error behind the SDK's and raises it as an ``MCPError`` with its own
-text: -32603 for the author's mistakes (:class:`LinkInText`, :class:`SecretInForm`), -32600
-for a question this client cannot answer or answered wrongly.
+:func:`handle_request` finds our error behind the SDK's and raises it as an ``MCPError`` with
+its own text: -32603 for the author's mistakes (:class:`LinkInText`, :class:`SecretInForm`),
+-32600 for a question this client cannot answer or answered wrongly.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class ToolFailed:
 Outcome = Finished | InputRequested | ToolFailed
 
 
-async def handle(
+async def handle_request(
     runtime: Runtime,
     request: ServerRequestContext[Any, Any],
     run: Callable[[], Awaitable[Any]],

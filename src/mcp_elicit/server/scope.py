@@ -1,6 +1,6 @@
-"""The request being served, as ``ask`` and ``secret`` see it: made once per request by the
-middleware (:func:`mcp_elicit.server.handling.handle`), read through a context variable (tasks
-a tool starts inherit it).
+"""The request being served, as ``ask`` and ``secret`` see it: made once per request
+(:func:`mcp_elicit.server.handling.handle_request`), read through a context variable (tasks a
+tool starts inherit it).
 
 One scope holds the SDK's request context (the client's revision and capabilities, the
 session to push a question through, the identity), the peer read from it once, on 2026-07-28
