@@ -91,16 +91,16 @@ async def ask_url(
     """
     refuse_links_in_text(message, where="the link's message")
     scope = current_scope(ctx)
-    followed = None
+    flow_link = None
     if flow is not None:
         runtime = scope.require_runtime("URL flows")
 
         async def same_flow(existing: str | None) -> FlowRecord | None:
             return flow
 
-        followed = FlowLink(same_flow, runtime.flows, runtime.completions)
+        flow_link = FlowLink(same_flow, runtime.flows, runtime.completions)
     return await ask_link(
-        scope, message, pin=f"url:{url}", url_of=lambda _: url, flow=followed, timeout=timeout
+        scope, message, pin=f"url:{url}", url_of=lambda _: url, flow_link=flow_link, timeout=timeout
     )
 
 
@@ -140,7 +140,7 @@ async def secret(
         message,
         pin=f"secret:{name}",
         url_of=lambda flow: services.flow_url(flow.id if flow is not None else ""),
-        flow=FlowLink(flow_for, services.flows, services.completions),
+        flow_link=FlowLink(flow_for, services.flows, services.completions),
         timeout=timeout,
     )
     if not isinstance(answer, Accepted):
@@ -219,20 +219,20 @@ async def ask_link(
     *,
     pin: str,
     url_of: Callable[[FlowRecord | None], str],
-    flow: FlowLink | None,
+    flow_link: FlowLink | None,
     timeout: float | None,
 ) -> Answer[Any]:
     """The one path of every URL-mode question, once its caller has checked the message for
     links. ``pin`` names the question across rounds (the URL may hold a fresh flow id each
-    time, so it cannot); ``url_of`` is the URL, given the flow behind it (``flow``)."""
+    time, so it cannot); ``url_of`` is the URL, given the flow behind it (``flow_link``)."""
     if not isinstance(message, str) or not message.strip():
         raise ValueError("the message must say where the link goes and why")
     peer = scope.peer
     if peer.revision is None or not peer.modes.url:
         raise no_url_mode(peer)
     if peer.push_era:
-        return await _push(scope, peer.revision, message, url_of, flow, timeout)
-    return await _in_rounds(scope, message, pin, url_of, flow)
+        return await _push(scope, peer.revision, message, url_of, flow_link, timeout)
+    return await _in_rounds(scope, message, pin, url_of, flow_link)
 
 
 async def _push(
@@ -240,10 +240,10 @@ async def _push(
     revision: Revision,
     message: str,
     url_of: Callable[[FlowRecord | None], str],
-    followed: FlowLink | None,
+    flow_link: FlowLink | None,
     timeout: float | None,
 ) -> Answer[Any]:
-    flow = await followed.find(None) if followed is not None else None
+    flow = await flow_link.find(None) if flow_link is not None else None
     elicitation_id = flow.id if flow is not None else _secrets.token_urlsafe(16)
     params = url_request_params(
         message, url_of(flow), elicitation_id=elicitation_id, revision=revision
@@ -255,12 +255,12 @@ async def _push(
             return Cancelled("timeout")
         raise CannotAsk(f"the client refused the link: {exc.message}") from exc
     consent = consent_of(raw, revision)
-    if consent is not None or followed is None or flow is None:
+    if consent is not None or flow_link is None or flow is None:
         return consent or Accepted(None)
     # In a task the person is still at it (input_required), and the call was answered
     # already: its completion notice goes on the session's own channel.
     with scope.waiting_for_person():
-        finished = await followed.completions.after_link(
+        finished = await flow_link.completions.after_link(
             revision,
             flow,
             session=scope.request.session,
@@ -276,7 +276,7 @@ async def _in_rounds(
     message: str,
     pin_of: str,
     url_of: Callable[[FlowRecord | None], str],
-    followed: FlowLink | None,
+    flow_link: FlowLink | None,
 ) -> Answer[Any]:
     """One link on 2026-07-28, by the round's rules (``rounds``)."""
     round_ = scope.require_round()
@@ -285,24 +285,24 @@ async def _in_rounds(
     now = time.time()
     standing = round_.resolve(key, pin, now=now)
     if isinstance(standing, rounds.Restored):
-        return await _restored(standing.recorded, followed)
+        return await _restored(standing.recorded, flow_link)
     # A link's answer counts only against the link that was sent (not on its merits).
     asked = standing.asked if isinstance(standing, rounds.Responded) else None
     if isinstance(standing, rounds.Unanswered):
         asked = standing.last
     flow = None
-    if followed is not None:
-        flow = await followed.find(asked.flow if asked is not None else None)
+    if flow_link is not None:
+        flow = await flow_link.find(asked.flow if asked is not None else None)
     if isinstance(standing, rounds.Responded) and asked is not None:
         consent = consent_of(standing.response, Revision.V2026_07_28)
         if consent is not None:
             round_.record(key, rounds.Recorded.of(pin, consent))
             return consent
-        if followed is None or flow is None:
+        if flow_link is None or flow is None:
             accepted: Answer[Any] = Accepted(None)
             round_.record(key, rounds.Recorded.of(pin, accepted))
             return accepted
-        flow = await followed.completions.hold(flow)
+        flow = await flow_link.completions.hold(flow)
         if flow.status.finished:
             answer = _flow_answer(flow, timed_out=False)
             # Recorded with the flow's id (never what its page received), so that the rounds
@@ -314,12 +314,12 @@ async def _in_rounds(
     raise round_.ask(key, request, rounds.Asked(pin, now, flow=flow.id if flow else None))
 
 
-async def _restored(recorded: rounds.Recorded, followed: FlowLink | None) -> Answer[Any]:
+async def _restored(recorded: rounds.Recorded, flow_link: FlowLink | None) -> Answer[Any]:
     """An answer recorded in an earlier round; a completed flow's is the flow, read again."""
     flow_id = (recorded.content or {}).get("flow") if recorded.action == "accept" else None
-    if not isinstance(flow_id, str) or followed is None:
+    if not isinstance(flow_id, str) or flow_link is None:
         return recorded.answer(lambda _: None)
-    flow = await followed.flows.get(flow_id)
+    flow = await flow_link.flows.get(flow_id)
     return _flow_answer(flow, timed_out=False) if flow is not None else Cancelled("expired")
 
 

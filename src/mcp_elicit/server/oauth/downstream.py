@@ -203,7 +203,7 @@ async def authorize(
         asking.text,
         pin=f"oauth:{asking.provider.name}",
         url_of=lambda flow: services.flow_url(flow.id if flow is not None else ""),
-        flow=FlowLink(flow_for, services.flows, services.completions),
+        flow_link=FlowLink(flow_for, services.flows, services.completions),
         timeout=timeout,
     )
     if not isinstance(answer, Accepted):
