@@ -1,10 +1,12 @@
 """The layers of DESIGN: imports go downward only; forms, protocol and urls do no I/O; no two
 modules import each other, directly or around a loop (``TYPE_CHECKING`` and function-level
-imports included)."""
+imports included); inside a package that declares floors (``mcp_elicit.server`` does, atop its
+``__init__``), no module imports one on a floor above its own."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -200,14 +202,128 @@ def test_the_cycle_check_sees_a_loop() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+# -- floors inside a package --------------------------------------------------------------------
+
+# A package declares its floors in its ``__init__`` docstring, under a ``Floors`` heading: one
+# row per floor, top first, naming its modules and sub-packages (``a, b``) before two spaces
+# and a description (continued on lines indented further). That table is the one source: the
+# reader finds it where the package starts, and this test reads it.
+_FLOOR_ROW = re.compile(r"    (?P<names>[a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)*)(?:\s{2,}\S.*)?")
+
+
+def declared_floors(package: Path) -> list[list[str]] | None:
+    """The floors ``package`` declares, top first; ``None`` when it declares none."""
+    tree = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
+    return floors_in(ast.get_docstring(tree) or "")
+
+
+def floors_in(docstring: str) -> list[list[str]] | None:
+    """The floors table of a package's docstring (see above), or ``None``."""
+    lines = docstring.splitlines()
+    heading = [i for i, line in enumerate(lines[:-1]) if line == "Floors" and lines[i + 1]]
+    if not heading or set(lines[heading[0] + 1]) != {"-"}:
+        return None
+    floors: list[list[str]] = []
+    for line in lines[heading[0] + 2 :]:
+        row = _FLOOR_ROW.fullmatch(line)
+        if row is not None:
+            floors.append(row["names"].split(", "))
+        elif floors and line and not line.startswith("     "):
+            break  # past the table: prose, or the next heading
+    return floors
+
+
+def parts_of(package: Path) -> set[str]:
+    """What sits on a package's floors: its modules and its sub-packages."""
+    modules = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
+    return modules | {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+
+
+def upward_imports(floors: list[list[str]], imported: dict[str, set[str]]) -> list[str]:
+    """Each import of a part from a part on a lower floor (``imported``: part → the parts of the
+    same package it imports; ``""`` is the package's ``__init__``, above every floor)."""
+    height = {name: len(floors) - i for i, row in enumerate(floors) for name in row}
+    height[""] = len(floors) + 1
+    return sorted(
+        f"{part} imports {other or 'the package itself'}, above its floor"
+        for part, others in imported.items()
+        for other in others
+        if height[other] > height[part]
+    )
+
+
+def imports_between_parts(package: Path) -> dict[str, set[str]]:
+    """For each part of ``package``, the other parts its modules import (wherever the import
+    statement is)."""
+    name = module_name(package / "__init__.py")
+    imported: dict[str, set[str]] = {}
+    for module, path in ALL_MODULES.items():
+        if not module.startswith(name + ".") or path == package / "__init__.py":
+            continue
+        part = module[len(name) + 1 :].split(".")[0]
+        for target in import_edges(module, path):
+            if target == name:
+                imported.setdefault(part, set()).add("")
+            elif target.startswith(name + "."):
+                other = target[len(name) + 1 :].split(".")[0]
+                if other != part:
+                    imported.setdefault(part, set()).add(other)
+    return imported
+
+
+FLOORED = sorted(p.parent for p in PACKAGE.rglob("__init__.py") if declared_floors(p.parent))
+
+
+def test_the_server_declares_its_floors() -> None:
+    assert PACKAGE / "server" in FLOORED
+
+
+@pytest.mark.parametrize("package", FLOORED, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_part_of_a_floored_package_is_on_one_floor(package: Path) -> None:
+    floors = declared_floors(package)
+    assert floors is not None
+    named = [name for row in floors for name in row]
+    assert sorted(named) == sorted(set(named)), "a part on two floors"
+    assert set(named) == parts_of(package)
+
+
+@pytest.mark.parametrize("package", FLOORED, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_imports_one_on_a_floor_above_its_own(package: Path) -> None:
+    floors = declared_floors(package)
+    assert floors is not None
+    assert upward_imports(floors, imports_between_parts(package)) == []
+
+
+def test_the_floor_check_sees_an_import_from_above() -> None:
+    # The controls: a table read from a docstring, and an upward import (and one of the
+    # package's own __init__) found in it; imports along a floor and downward pass.
+    doc = "P.\n\nFloors\n------\n\nTop first:\n\n    top  the top\n    a, b  two,\n"
+    doc += "          more words\n    c\n                the bottom\n\nAfter the table.\n"
+    floors = floors_in(doc)
+    assert floors == [["top"], ["a", "b"], ["c"]]
+    imported = {"top": {"a", "c"}, "a": {"b", "c"}, "c": {"a"}, "b": {""}}
+    assert upward_imports(floors, imported) == [
+        "b imports the package itself, above its floor",
+        "c imports a, above its floor",
+    ]
+    assert floors_in("P.\n\nNo table here.\n") is None
+
+
 # -- who knows the web framework ----------------------------------------------------------------
 
-# The server's request-time code (asking, rounds, completions, the middleware) must not depend
-# on how it is served: only the wiring runs uvicorn, and Starlette is for the pages (and the
-# browser side of an identity: as a type, and OidcIdentity's sign-in routes).
+# The server's request-time code (asking, rounds, completions, handling) must not depend on how
+# it is served: only the serving module runs uvicorn, and Starlette is for the pages (the
+# wiring mounts them; downstream OAuth's connect page and callback are pages too) and the
+# browser side of an identity (as a type, and OidcIdentity's sign-in routes).
 WEB_FRAMEWORK_ALLOWED = {
-    "uvicorn": {"server/elicitation.py"},
-    "starlette": {"server/elicitation.py", "server/identity.py", "server/oauth/signin.py"},
+    "uvicorn": {"server/serving.py"},
+    "starlette": {
+        "server/elicitation.py",
+        "server/serving.py",
+        "server/identity.py",
+        "server/oauth/signin.py",
+        "server/oauth/connect.py",
+    },
 }
 
 
@@ -255,3 +371,19 @@ def test_the_sans_io_leaves_load_no_sdk_client_or_server() -> None:
     loaded = json.loads(done.stdout)
     heavy = ("mcp.client", "mcp.server", "starlette", "uvicorn", "httpx2", "anyio")
     assert [m for m in loaded if m.startswith(heavy) or m == "mcp"] == []
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_importing_the_server_loads_no_optional_extra() -> None:
+    """fastmcp and the ``oauth`` extra (authlib, joserfc) are optional: ``mcp_elicit.server``
+    imports them only when a fastmcp server or an OAuth module is used."""
+    import json
+    import subprocess
+    import sys
+
+    probe = "import json, sys\nimport mcp_elicit.server\nprint(json.dumps(sorted(sys.modules)))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    extras = ("fastmcp", "authlib", "joserfc", "mcp_elicit.server.oauth")
+    assert [m for m in json.loads(done.stdout) if m.startswith(extras)] == []

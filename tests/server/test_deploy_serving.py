@@ -11,8 +11,8 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from mcp_elicit.server import DeploymentKey, Elicitation
-from mcp_elicit.server.elicitation import DEFAULT_UVICORN_OPTIONS
 from mcp_elicit.server.pages.hosts import INSECURE_HTTP_VARIABLE, is_loopback_host
+from mcp_elicit.server.serving import DEFAULT_UVICORN_OPTIONS
 from tests.identities import HeaderIdentity
 
 pytestmark = pytest.mark.anyio

@@ -17,9 +17,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.flows import Flows
+from mcp_elicit.revisions import Revision
 from mcp_elicit.server import DeploymentKey, Elicitation, secret_required
-from mcp_elicit.server.completions import CompletionWatcher
-from mcp_elicit.server.elicitation import COMPLETION_TASK
+from mcp_elicit.server.completions import COMPLETION_TASK, CompletionWatcher
 from mcp_elicit.server.identity import LOCAL_USER
 from mcp_elicit.stores import FlowRecord, MemoryStore, Store
 
@@ -298,5 +298,12 @@ async def test_no_notice_when_elicitation_is_not_running(
 ) -> None:
     elicitation = Elicitation(MCPServer("x"), key=DeploymentKey.generate(), store="memory://")
     with caplog.at_level(logging.WARNING):
-        assert not elicitation.notify_when_complete(Session(), "f1")  # type: ignore[arg-type]
+        completions = elicitation.runtime.completions
+        told = completions.after_required(
+            Revision.V2025_11_25,
+            "f1",
+            session=Session(),  # type: ignore[arg-type]
+            elicitation_id="f1",
+        )
+        assert not told
     assert "Elicitation is not running" in caplog.text

@@ -37,6 +37,7 @@ from mcp_elicit.server import (
     secret_required,
     stored_secret,
 )
+from mcp_elicit.server.frameworks import fastmcp_middleware_type
 from mcp_elicit.testing import connect, decline_page, enter_secret
 from tests.paths import EXAMPLES
 
@@ -322,7 +323,29 @@ def test_without_fastmcp_installed_the_error_names_the_extra(
     for name in [n for n in sys.modules if n == "fastmcp" or n.startswith("fastmcp.")]:
         monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "fastmcp", None)
-    monkeypatch.delitem(sys.modules, "mcp_elicit.server.fastmcp", raising=False)
+    # The middleware's class is made once, importing fastmcp: make it again.
+    fastmcp_middleware_type.cache_clear()
     elicitation = Elicitation(key=DeploymentKey.generate(), store="memory://")
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'mcp-elicit\[fastmcp\]'"):
         elicitation.fastmcp_options()
+
+
+@pytest.mark.parametrize(
+    ("option", "refusal"),
+    [
+        ({"url_draft": True}, r"the URL-mode draft \(url_draft=True\) is not offered on fastmcp"),
+        ({"tasks": True}, r"tasks \(tasks=True\) are offered on MCPServer only"),
+    ],
+)
+def test_what_fastmcp_cannot_carry_is_refused_both_ways_of_installing(
+    option: dict[str, Any], refusal: str
+) -> None:
+    def made(server: FastMCP | None = None) -> Elicitation:
+        return Elicitation(server, key=DeploymentKey.generate(), store="memory://", **option)
+
+    with pytest.raises(ValueError, match=refusal):
+        made().fastmcp_options()
+    with pytest.raises(ValueError, match=refusal):
+        made().install(FastMCP("refused"))
+    with pytest.raises(ValueError, match=refusal):
+        made(FastMCP("refused"))

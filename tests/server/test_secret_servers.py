@@ -22,8 +22,8 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from mcp_elicit.flows import FlowNotFound, FlowStatus
 from mcp_elicit.server import Accepted, Elicitation, secret, stored_secret
-from mcp_elicit.server.elicitation import KEY_VARIABLE
 from mcp_elicit.server.identity import LOCAL_USER
+from mcp_elicit.server.keys import KEY_VARIABLE
 from mcp_elicit.server.pages import SECRET_PURPOSE
 from mcp_elicit.server.runtime import default_server_id
 from mcp_elicit.testing import connect, enter_secret

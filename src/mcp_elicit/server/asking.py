@@ -24,7 +24,6 @@ import pydantic
 from mcp.shared.exceptions import MCPError
 from mcp_types import REQUEST_TIMEOUT
 
-from mcp_elicit import _sdk
 from mcp_elicit.forms import Problem
 from mcp_elicit.i18n import N_, _, current_language
 from mcp_elicit.protocol import form_request_params, parse_elicit_result, read_content_items
@@ -47,7 +46,6 @@ from mcp_elicit.server.questions import (
     question_for_type,
 )
 from mcp_elicit.server.scope import RequestScope, current_scope
-from mcp_elicit.server.tasks import related_task
 from mcp_elicit.server.wording import check_form_message
 
 T = TypeVar("T")
@@ -250,7 +248,7 @@ async def _push(
         else:
             params = form_request_params(text, schema, revision=revision)
         try:
-            raw = await send_elicitation(scope, params, timeout=timeout)
+            raw = await scope.send_elicitation(params, timeout=timeout)
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 return Cancelled("timeout")
@@ -262,25 +260,6 @@ async def _push(
             raise InvalidAnswer(message, answer)
         text = retry_message(message, answer)
     raise AssertionError("unreachable")
-
-
-async def send_elicitation(
-    scope: RequestScope, params: Mapping[str, Any], *, timeout: float | None
-) -> Any:
-    """Send ``elicitation/create`` on the tool call's own channel and return the raw result,
-    in the exact shape of the client's revision (see ``_sdk.send_raw_request`` for why).
-
-    In a task (a task-augmented ``tools/call``, 2025-11-25) the call was answered already:
-    the question goes on the session's own channel, its ``_meta`` names the task, and the
-    task shows ``input_required`` until the person has answered."""
-    session = scope.request.session
-    if scope.task is None:
-        return await _sdk.send_raw_request(session, ELICITATION_CREATE, params, timeout=timeout)
-    params = related_task(params, scope.task.id)
-    with scope.waiting_for_person():
-        return await _sdk.send_raw_session_request(
-            session, ELICITATION_CREATE, params, timeout=timeout
-        )
 
 
 # -- 2026-07-28: a result, then a retry ---------------------------------------------------------

@@ -52,6 +52,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 logger = logging.getLogger(__name__)
 
 MIN_BYTES = 32
+KEY_VARIABLE = "MCP_ELICIT_KEY"
 PREVIOUS_VARIABLE = "MCP_ELICIT_PREVIOUS_KEYS"
 _MAKE_ONE = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
@@ -78,7 +79,7 @@ class DeploymentKey:
     def load(
         cls,
         *,
-        env: str = "MCP_ELICIT_KEY",
+        env: str = KEY_VARIABLE,
         file: str | os.PathLike[str] | None = None,
     ) -> DeploymentKey:
         """The key from the environment variable ``env`` if it is set, else from ``file``

@@ -1,9 +1,9 @@
 """The 2026-07-28 round state machine: where each question of a tool call stands, retry by retry.
 
-Sans-IO: no SDK, no store, no clock of its own. The middleware builds a :class:`Round` from a
-request, ``ask``/``secret`` resolve their questions against it, and what they decide leaves
-as an ``InputRequiredResult`` (:class:`AskPending`). This module is the only one that reads
-or writes the records kept in ``requestState``.
+Sans-IO: no SDK, no store, no clock of its own. ``handling`` builds a :class:`Round` from a
+request of this revision, ``ask``/``secret`` resolve their questions against it, and what
+they decide leaves as an ``InputRequiredResult`` (:class:`AskPending`). This module is the
+only one that reads or writes the records kept in ``requestState``.
 
 Why it is needed. On 2026-07-28 a server never sends a request. A tool that needs an answer
 ends its call with an ``InputRequiredResult`` ("ask this"); the client asks the person and

@@ -1,29 +1,33 @@
-"""What request-time code needs from the server it runs in: the flows, the vault, who the user
-is, the settings and completion signalling. ``Elicitation`` (the wiring) makes one
-:class:`Runtime`; the middleware hands it to every request through its scope
-(:mod:`mcp_elicit.server.scope`). Nothing here knows a web framework or a transport.
+"""The server's parts, made once: the flows, the vault, who the user is, the settings,
+completion signalling and tasks. ``Elicitation`` (the wiring) makes one :class:`Runtime`; the
+middleware hands it to every request through its scope (:mod:`mcp_elicit.server.scope`), and
+a request that sends a link gets the parts it needs, bound to its user, as one
+:class:`Services` (read from the runtime once). Nothing here knows a web framework or a
+transport.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anyio.abc
 from mcp.server.context import ServerRequestContext
 
 from mcp_elicit.flows import DEFAULT_MAX_OPEN_FLOWS, Flows
 from mcp_elicit.server.completions import DEFAULT_MAX_HELD, DEFAULT_URL_RESUME_WAIT, Completions
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.identity import Identity
-from mcp_elicit.server.keys import DeploymentKey, state_directory
+from mcp_elicit.server.keys import KEY_VARIABLE, DeploymentKey, state_directory
 from mcp_elicit.server.links import flow_path
 from mcp_elicit.server.tasks import Tasks
 from mcp_elicit.server.vault import Vault
-from mcp_elicit.stores import Store, open_store
+from mcp_elicit.stores import FlowRecord, Store, open_store
 
 DEFAULT_FLOW_TTL = 600.0
 
@@ -39,22 +43,55 @@ class Settings:
     # 2025-11-25: run task-augmented tools/call as tasks (see tasks).
     tasks: bool = False
 
+    def __post_init__(self) -> None:
+        if self.url_resume_wait < 0:
+            raise ValueError(
+                f"url_resume_wait must be 0 or more seconds, not {self.url_resume_wait}"
+            )
+        if self.max_held_retries < 0:
+            raise ValueError(f"max_held_retries must be 0 or more, not {self.max_held_retries}")
 
-DEFAULT_SETTINGS = Settings()
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The runtime's parts a URL-mode question uses, bound to the user of one request: read
+    from the runtime once, when the request first needs them (``RequestScope.services``). A
+    request that only asks forms never does, so a server that only asks never opens a store.
+    """
+
+    user: str
+    flows: Flows
+    vault: Vault
+    completions: Completions
+    providers: Mapping[str, Any]  # downstream OAuth's, by name (oauth.OAuthProvider)
+    public_url: str | None  # where the hosted pages are reached
+
+    def flow_url(self, flow_id: str) -> str:
+        """The URL of a flow's page, for the person to open."""
+        return _flow_url(self.public_url, flow_id)
+
+    async def own_flow(self, flow_id: str | None) -> FlowRecord | None:
+        """The flow an earlier round sent (its id from the sealed state), when it is this
+        user's: a 2026-07-28 retry goes on with the same flow instead of starting another."""
+        if flow_id is None:
+            return None
+        found = await self.flows.get(flow_id)
+        return found if found is not None and found.user == self.user else None
 
 
 class Runtime:
     """The parts of one server's elicitation, made on first use (a server that only asks
-    never opens a store).
+    never opens a store, and one that does not seal reads no key file).
 
     ``server_id``: who this server is, for the flows and secrets bound to it; ``None`` for the
     default (:func:`default_server_id`), made on first use from ``server_name()``, the name
-    of the server once it is known. ``max_open_flows``: live flows one user may have here."""
+    of the server once it is known. ``max_open_flows``: live flows one user may have here.
+    ``providers``: downstream OAuth's third parties (``OAuthProvider``), each by its name."""
 
     def __init__(
         self,
         *,
-        key: Callable[[], DeploymentKey],
+        key: DeploymentKey | None,
         store: Store | str | None,
         identity: Identity,
         settings: Settings,
@@ -62,6 +99,7 @@ class Runtime:
         server_id: str | None = None,
         server_name: Callable[[], str | None] = lambda: None,
         max_open_flows: int | None = DEFAULT_MAX_OPEN_FLOWS,
+        providers: Sequence[Any] = (),
     ) -> None:
         if server_id is not None and (not isinstance(server_id, str) or not server_id.strip()):
             raise ValueError(f"server_id must be a non-empty string, not {server_id!r}")
@@ -72,13 +110,21 @@ class Runtime:
         self._server_id = server_id
         self._server_name = server_name
         self._max_open_flows = max_open_flows
-        self._key = key  # read on first use: see Elicitation
+        # The key file is read (or made) when the key is first needed, not here: importing a
+        # server module must not write to the person's state directory. A key in the
+        # environment costs no I/O, so a bad one is still refused at once.
+        if key is None and KEY_VARIABLE in os.environ:
+            key = DeploymentKey.load(env=KEY_VARIABLE)
+        self._key = key
         self.identity = identity
         self.settings = settings
         self.public_url: str | None = None  # where the hosted pages are reached
         # Downstream OAuth: the third parties a tool may get the user's token at, by name
-        # (mcp_elicit.server.oauth.OAuthProvider; set by Elicitation(providers=...)).
-        self.providers: dict[str, Any] = {}
+        # (mcp_elicit.server.oauth.OAuthProvider).
+        names = [p.name for p in providers]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two OAuth providers share a name: {sorted(names)}")
+        self.providers: Mapping[str, Any] = {p.name: p for p in providers}
         self._store_spec = store
         self._store: Store | None = store if not isinstance(store, str | None) else None
         self._flows: Flows | None = None
@@ -92,6 +138,13 @@ class Runtime:
         )
         # Task-augmented tools/call (2025-11-25), only when asked for: None otherwise.
         self.tasks = Tasks(identity.user_of_request) if settings.tasks else None
+
+    @property
+    def key(self) -> DeploymentKey:
+        """The deployment key: the one given, else ``DeploymentKey.load()`` on first use."""
+        if self._key is None:
+            self._key = DeploymentKey.load(env=KEY_VARIABLE)
+        return self._key
 
     @property
     def store(self) -> Store:
@@ -129,7 +182,7 @@ class Runtime:
         if self._vault is None:
             # Newest first: after a rotation the previous keys still open what they sealed.
             self._vault = Vault(
-                self.store, keys=self._key().derive_all("vault"), server=self.server_id
+                self.store, keys=self.key.derive_all("vault"), server=self.server_id
             )
         return self._vault
 
@@ -143,13 +196,36 @@ class Runtime:
             )
         return user
 
+    def services_for(self, request: ServerRequestContext[Any, Any]) -> Services:
+        """The parts a URL-mode question of ``request`` uses, bound to its user (checked first:
+        a request with no user opens no store and reads no key)."""
+        user = self.user_of(request)
+        return Services(
+            user, self.flows, self.vault, self.completions, self.providers, self.public_url
+        )
+
     def flow_url(self, flow_id: str) -> str:
-        if self.public_url is None:
-            raise RuntimeError(
-                "the hosted pages are not being served: run the server with "
-                "Elicitation.run(...), or mount pages_app() and pass public_url"
-            )
-        return self.public_url + flow_path(flow_id)
+        return _flow_url(self.public_url, flow_id)
+
+    @contextlib.asynccontextmanager
+    async def running(self, group: anyio.abc.TaskGroup) -> AsyncIterator[None]:
+        """The parts' background work while the server runs, in ``group``: the flow sweeper,
+        the feed of flows other instances finished (an engine with a feed: Redis,
+        PostgreSQL), completion notices and tasks."""
+        group.start_soon(self.flows.run_sweeper)
+        group.start_soon(self.flows.run_feed)
+        tasks = self.tasks.running(group) if self.tasks is not None else contextlib.nullcontext()
+        async with self.completions.running(group), tasks:
+            yield
+
+
+def _flow_url(public_url: str | None, flow_id: str) -> str:
+    if public_url is None:
+        raise RuntimeError(
+            "the hosted pages are not being served: run the server with "
+            "Elicitation.run(...), or mount pages_app() and pass public_url"
+        )
+    return public_url + flow_path(flow_id)
 
 
 def default_server_id(name: str | None) -> str:

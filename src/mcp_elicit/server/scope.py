@@ -1,28 +1,33 @@
-"""The request being served, as ``ask`` and ``secret`` see it: set by the middleware around
-every request, read through a context variable (tasks a tool starts inherit it).
+"""The request being served, as ``ask`` and ``secret`` see it: made once per request
+(:func:`mcp_elicit.server.handling.handle_request`), read through a context variable (tasks a
+tool starts inherit it).
 
 One scope holds the SDK's request context (the client's revision and capabilities, the
-session to push a question through, the identity), the peer read from it, the server's
-:class:`~mcp_elicit.server.runtime.Runtime`, on 2026-07-28 the :class:`Round`, and for a
-task-augmented call (2025-11-25) the task it runs as. There is no registry of servers:
-whatever a request needs comes with the request.
+session to push a question through, the identity), the peer read from it once, on 2026-07-28
+the :class:`Round` (a request of an earlier revision has none: it is asked by push), for a
+task-augmented call (2025-11-25) the task it runs as, and the server's
+:class:`~mcp_elicit.server.runtime.Runtime`. What a URL-mode question needs of the runtime
+comes from it once per request, bound to the user (:meth:`RequestScope.services`). There is no
+registry of servers: whatever a request needs comes with the request.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
 
+from mcp_elicit import _sdk
+from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.revisions import Revision
 from mcp_elicit.server.peer import Peer, peer_of_request
 from mcp_elicit.server.rounds import Round
-from mcp_elicit.server.runtime import DEFAULT_SETTINGS, Runtime, Settings
-from mcp_elicit.server.tasks import TaskRun
+from mcp_elicit.server.runtime import Runtime, Services
+from mcp_elicit.server.tasks import TaskRun, related_task
 
 
 @dataclass(slots=True)
@@ -33,15 +38,21 @@ class RequestScope:
     round: Round | None = None
     task: TaskRun | None = None
     """The task this request runs as (a task-augmented ``tools/call``), else ``None``."""
-
-    @property
-    def settings(self) -> Settings:
-        return self.runtime.settings if self.runtime is not None else DEFAULT_SETTINGS
+    _services: Services | None = field(default=None, init=False, repr=False)
 
     def require_runtime(self, what: str) -> Runtime:
         if self.runtime is None:
             raise RuntimeError(f"{what} need mcp_elicit.server.Elicitation installed")
         return self.runtime
+
+    def services(self, what: str) -> Services:
+        """What URL mode needs of the runtime (the flows, the vault, completion signalling,
+        where the pages are), bound to this request's user: read once per request. ``what``
+        names the feature in the error when no ``Elicitation`` is installed; a request with no
+        authenticated user is a ``CannotAsk``."""
+        if self._services is None:
+            self._services = self.require_runtime(what).services_for(self.request)
+        return self._services
 
     def require_round(self) -> Round:
         if self.round is None:
@@ -56,16 +67,22 @@ class RequestScope:
         ``input_required`` meanwhile."""
         return self.task.input_required() if self.task is not None else contextlib.nullcontext()
 
+    async def send_elicitation(self, params: Mapping[str, Any], *, timeout: float | None) -> Any:
+        """Push ``elicitation/create`` (a form or a link) on this request's own channel and
+        return the raw result, in the exact shape of the client's revision (see
+        ``_sdk.send_raw_request`` for why).
 
-def scope_for(
-    request: ServerRequestContext[Any, Any],
-    runtime: Runtime | None,
-    round_: Round | None,
-    task: TaskRun | None = None,
-) -> RequestScope:
-    url_draft = runtime.settings.url_draft if runtime is not None else False
-    peer = peer_of_request(request, url_draft=url_draft)
-    return RequestScope(request, peer, runtime, round_, task)
+        In a task (a task-augmented ``tools/call``, 2025-11-25) the call was answered already:
+        the question goes on the session's own channel, its ``_meta`` names the task, and the
+        task shows ``input_required`` until the person has answered."""
+        session = self.request.session
+        if self.task is None:
+            return await _sdk.send_raw_request(session, ELICITATION_CREATE, params, timeout=timeout)
+        params = related_task(params, self.task.id)
+        with self.waiting_for_person():
+            return await _sdk.send_raw_session_request(
+                session, ELICITATION_CREATE, params, timeout=timeout
+            )
 
 
 _CURRENT: contextvars.ContextVar[RequestScope | None] = contextvars.ContextVar(
@@ -96,7 +113,7 @@ def current_scope(ctx: Any) -> RequestScope:
     except Exception:  # a Context built outside a request (MCPServer.call_tool in a test)
         request = None
     if isinstance(request, ServerRequestContext):
-        return scope_for(request, None, None)
+        return RequestScope(request, peer_of_request(request), None)
     raise RuntimeError(
         "no MCP request is being served here: call ask() and secret() inside a tool of a "
         "server with mcp_elicit.server.Elicitation installed"

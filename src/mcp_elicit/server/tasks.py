@@ -91,7 +91,7 @@ logger = logging.getLogger(__name__)
 TASKS_VERSION: Final = Revision.V2025_11_25.value
 """The revision whose core has tasks (2026-07-28 moved them to an extension)."""
 RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
-METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})
+TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})
 
 DEFAULT_TTL_MS: Final = 3_600_000
 MIN_TTL_MS: Final = 1_000

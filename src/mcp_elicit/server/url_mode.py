@@ -19,23 +19,24 @@ from __future__ import annotations
 import secrets as _secrets
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import REQUEST_TIMEOUT
 from pydantic import SecretStr
 
-from mcp_elicit.flows import TooManyOpenFlows
+from mcp_elicit.flows import Flows, TooManyOpenFlows
 from mcp_elicit.protocol import parse_elicit_result, rules_for, url_request_params
 from mcp_elicit.protocol.codes import ELICITATION_CREATE, URL_ELICITATION_REQUIRED
 from mcp_elicit.revisions import Revision
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
-from mcp_elicit.server.asking import send_elicitation
+from mcp_elicit.server.completions import Completions
 from mcp_elicit.server.errors import CannotAsk, CapabilityRequired, ModeUnavailable
 from mcp_elicit.server.links import SECRET_PURPOSE
 from mcp_elicit.server.peer import Peer
-from mcp_elicit.server.runtime import Runtime
+from mcp_elicit.server.runtime import Services
 from mcp_elicit.server.scope import RequestScope, current_scope
 from mcp_elicit.server.wording import refuse_links_in_text
 from mcp_elicit.stores import FlowRecord, FlowStatus
@@ -88,18 +89,18 @@ async def ask_url(
     the author's page): ``Accepted(flow)`` when it completed, ``Declined()`` when the person
     declined (in the client or on the page), ``Cancelled("expired" | "timeout")`` otherwise.
     """
-    flow_id = flow.id if flow is not None else None
+    refuse_links_in_text(message, where="the link's message")
+    scope = current_scope(ctx)
+    flow_link = None
+    if flow is not None:
+        runtime = scope.require_runtime("URL flows")
 
-    async def same_flow(existing: str | None) -> FlowRecord | None:
-        return flow
+        async def same_flow(existing: str | None) -> FlowRecord | None:
+            return flow
 
-    return await url_question(
-        ctx,
-        message,
-        pin=f"url:{url}",
-        flow_for=same_flow if flow_id is not None else None,
-        url_of=lambda _: url,
-        timeout=timeout,
+        flow_link = FlowLink(same_flow, runtime.flows, runtime.completions)
+    return await ask_link(
+        scope, message, pin=f"url:{url}", url_of=lambda _: url, flow_link=flow_link, timeout=timeout
     )
 
 
@@ -122,31 +123,30 @@ async def secret(
     # Before the vault: a stored secret returns early, and the author must still hear of it.
     refuse_links_in_text(message, where="secret() message")
     scope = current_scope(ctx)
-    runtime = scope.require_runtime("secrets")
-    user = runtime.user_of(scope.request)
+    services = scope.services("secrets")
     # 2026-07-28 runs the body again each round: once this question has been sent, its answer
     # is its own flow's value, not whatever the vault holds for the name by now.
     if reuse and not _sent_in_an_earlier_round(scope, f"secret:{name}", message):
-        stored = await runtime.vault.get(user, name)
+        stored = await services.vault.get(services.user, name)
         if stored is not None:
             return Accepted(stored)
 
     async def flow_for(existing: str | None) -> FlowRecord | None:
-        found = await flow_of_user(runtime, existing, user)
-        return found or await _start_secret_flow(runtime, user, name, message)
+        found = await services.own_flow(existing)
+        return found or await _start_secret_flow(services, name, message)
 
-    answer = await url_question(
-        ctx,
+    answer = await ask_link(
+        scope,
         message,
         pin=f"secret:{name}",
-        flow_for=flow_for,
-        url_of=lambda flow: runtime.flow_url(flow.id if flow is not None else ""),
+        url_of=lambda flow: services.flow_url(flow.id if flow is not None else ""),
+        flow_link=FlowLink(flow_for, services.flows, services.completions),
         timeout=timeout,
     )
     if not isinstance(answer, Accepted):
         return answer
     flow = answer.value
-    value = await _value_of_flow(runtime, flow, user, name) if flow is not None else None
+    value = await _value_of_flow(services, flow, name) if flow is not None else None
     return Accepted(value) if value is not None else Cancelled("not-stored")
 
 
@@ -164,14 +164,13 @@ async def secret_required(ctx: Any, name: str, message: str) -> UrlRequired:
     scope = current_scope(ctx)
     if scope.peer.revision is None or not scope.peer.modes.url:
         raise no_url_mode(scope.peer)  # no flow for a link that cannot be sent
-    runtime = scope.require_runtime("secrets")
-    user = runtime.user_of(scope.request)
+    services = scope.services("secrets")
     # 2026-07-28: the retry after the link runs the tool again. While the flow the link
     # leads to is still open, send the same link, not a new flow per retry.
-    flow = await runtime.completions.linked_flow(scope.round)
-    if flow is None or flow.user != user or flow.details.get("name") != name:
-        flow = await _start_secret_flow(runtime, user, name, message)
-    return UrlRequired(runtime.flow_url(flow.id), message, flow_id=flow.id)
+    flow = await services.completions.linked_flow(scope.round)
+    if flow is None or flow.user != services.user or flow.details.get("name") != name:
+        flow = await _start_secret_flow(services, name, message)
+    return UrlRequired(services.flow_url(flow.id), message, flow_id=flow.id)
 
 
 async def stored_secret(ctx: Any, name: str) -> SecretStr | None:
@@ -181,86 +180,87 @@ async def stored_secret(ctx: Any, name: str) -> SecretStr | None:
     value typed on that link's page (kept with its flow), not the vault's latest for the
     name: another call's page may have stored another value meanwhile."""
     scope = current_scope(ctx)
-    runtime = scope.require_runtime("secrets")
-    user = runtime.user_of(scope.request)
+    services = scope.services("secrets")
     linked = scope.round.linked_flow() if scope.round is not None else None
     if linked is not None:
-        flow = await runtime.flows.get(linked)
+        flow = await services.flows.get(linked)
         if flow is not None and flow.status is FlowStatus.COMPLETED:
-            own = await _value_of_flow(runtime, flow, user, name)
+            own = await _value_of_flow(services, flow, name)
             if own is not None:
                 return own
-    return await runtime.vault.get(user, name)
+    return await services.vault.get(services.user, name)
 
 
 async def forget_secret(ctx: Any, name: str) -> bool:
     """Delete the user's secret ``name`` (say, after the third party rejected it)."""
-    runtime, user = _runtime_and_user(ctx)
-    return await runtime.vault.forget(user, name)
+    services = current_scope(ctx).services("secrets")
+    return await services.vault.forget(services.user, name)
 
+
+# -- every URL-mode question -------------------------------------------------------------------
 
 FlowFor = Callable[[str | None], Awaitable[FlowRecord | None]]
 
 
-async def flow_of_user(runtime: Runtime, flow_id: str | None, user: str) -> FlowRecord | None:
-    """The flow an earlier round sent (its id from the sealed state), when it is ``user``'s:
-    a 2026-07-28 retry goes on with the same flow instead of starting another."""
-    if flow_id is None:
-        return None
-    found = await runtime.flows.get(flow_id)
-    return found if found is not None and found.user == user else None
+@dataclass(frozen=True, slots=True)
+class FlowLink:
+    """The flow behind a link: ``find`` gives it (given the id an earlier round sent, when
+    there is one: the same flow, while it is still the user's; else a new one), ``flows``
+    reads it again, and ``completions`` waits for it to finish, the revision's way."""
+
+    find: FlowFor
+    flows: Flows
+    completions: Completions
 
 
-async def url_question(
-    ctx: Any,
+async def ask_link(
+    scope: RequestScope,
     message: str,
     *,
     pin: str,
-    flow_for: FlowFor | None,
     url_of: Callable[[FlowRecord | None], str],
+    flow_link: FlowLink | None,
     timeout: float | None,
 ) -> Answer[Any]:
-    """The one path of every URL-mode question. ``pin`` names the question across rounds
-    (the URL may hold a fresh flow id each time, so it cannot)."""
+    """The one path of every URL-mode question, once its caller has checked the message for
+    links. ``pin`` names the question across rounds (the URL may hold a fresh flow id each
+    time, so it cannot); ``url_of`` is the URL, given the flow behind it (``flow_link``)."""
     if not isinstance(message, str) or not message.strip():
         raise ValueError("the message must say where the link goes and why")
-    refuse_links_in_text(message, where="the link's message")
-    scope = current_scope(ctx)
     peer = scope.peer
     if peer.revision is None or not peer.modes.url:
         raise no_url_mode(peer)
     if peer.push_era:
-        return await _push(scope, peer.revision, message, flow_for, url_of, timeout)
-    return await _in_rounds(scope, message, pin, flow_for, url_of)
+        return await _push(scope, peer.revision, message, url_of, flow_link, timeout)
+    return await _in_rounds(scope, message, pin, url_of, flow_link)
 
 
 async def _push(
     scope: RequestScope,
     revision: Revision,
     message: str,
-    flow_for: FlowFor | None,
     url_of: Callable[[FlowRecord | None], str],
+    flow_link: FlowLink | None,
     timeout: float | None,
 ) -> Answer[Any]:
-    flow = await flow_for(None) if flow_for is not None else None
+    flow = await flow_link.find(None) if flow_link is not None else None
     elicitation_id = flow.id if flow is not None else _secrets.token_urlsafe(16)
     params = url_request_params(
         message, url_of(flow), elicitation_id=elicitation_id, revision=revision
     )
     try:
-        raw = await send_elicitation(scope, params, timeout=timeout)
+        raw = await scope.send_elicitation(params, timeout=timeout)
     except MCPError as exc:
         if exc.code == REQUEST_TIMEOUT:
             return Cancelled("timeout")
         raise CannotAsk(f"the client refused the link: {exc.message}") from exc
     consent = consent_of(raw, revision)
-    if consent is not None or flow is None:
+    if consent is not None or flow_link is None or flow is None:
         return consent or Accepted(None)
-    runtime = scope.require_runtime("URL flows")
     # In a task the person is still at it (input_required), and the call was answered
     # already: its completion notice goes on the session's own channel.
     with scope.waiting_for_person():
-        finished = await runtime.completions.after_link(
+        finished = await flow_link.completions.after_link(
             revision,
             flow,
             session=scope.request.session,
@@ -275,8 +275,8 @@ async def _in_rounds(
     scope: RequestScope,
     message: str,
     pin_of: str,
-    flow_for: FlowFor | None,
     url_of: Callable[[FlowRecord | None], str],
+    flow_link: FlowLink | None,
 ) -> Answer[Any]:
     """One link on 2026-07-28, by the round's rules (``rounds``)."""
     round_ = scope.require_round()
@@ -285,24 +285,24 @@ async def _in_rounds(
     now = time.time()
     standing = round_.resolve(key, pin, now=now)
     if isinstance(standing, rounds.Restored):
-        return await _restored(scope, standing.recorded)
+        return await _restored(standing.recorded, flow_link)
     # A link's answer counts only against the link that was sent (not on its merits).
     asked = standing.asked if isinstance(standing, rounds.Responded) else None
     if isinstance(standing, rounds.Unanswered):
         asked = standing.last
     flow = None
-    if flow_for is not None:
-        flow = await flow_for(asked.flow if asked is not None else None)
+    if flow_link is not None:
+        flow = await flow_link.find(asked.flow if asked is not None else None)
     if isinstance(standing, rounds.Responded) and asked is not None:
         consent = consent_of(standing.response, Revision.V2026_07_28)
         if consent is not None:
             round_.record(key, rounds.Recorded.of(pin, consent))
             return consent
-        if flow is None:
+        if flow_link is None or flow is None:
             accepted: Answer[Any] = Accepted(None)
             round_.record(key, rounds.Recorded.of(pin, accepted))
             return accepted
-        flow = await scope.require_runtime("URL flows").completions.hold(flow)
+        flow = await flow_link.completions.hold(flow)
         if flow.status.finished:
             answer = _flow_answer(flow, timed_out=False)
             # Recorded with the flow's id (never what its page received), so that the rounds
@@ -314,12 +314,12 @@ async def _in_rounds(
     raise round_.ask(key, request, rounds.Asked(pin, now, flow=flow.id if flow else None))
 
 
-async def _restored(scope: RequestScope, recorded: rounds.Recorded) -> Answer[Any]:
+async def _restored(recorded: rounds.Recorded, flow_link: FlowLink | None) -> Answer[Any]:
     """An answer recorded in an earlier round; a completed flow's is the flow, read again."""
     flow_id = (recorded.content or {}).get("flow") if recorded.action == "accept" else None
-    if not isinstance(flow_id, str):
+    if not isinstance(flow_id, str) or flow_link is None:
         return recorded.answer(lambda _: None)
-    flow = await scope.require_runtime("URL flows").flows.get(flow_id)
+    flow = await flow_link.flows.get(flow_id)
     return _flow_answer(flow, timed_out=False) if flow is not None else Cancelled("expired")
 
 
@@ -366,16 +366,10 @@ def no_url_mode(peer: Peer) -> ModeUnavailable:
     )
 
 
-def _runtime_and_user(ctx: Any) -> tuple[Runtime, str]:
-    scope = current_scope(ctx)
-    runtime = scope.require_runtime("secrets")
-    return runtime, runtime.user_of(scope.request)
-
-
-async def _start_secret_flow(runtime: Runtime, user: str, name: str, message: str) -> FlowRecord:
+async def _start_secret_flow(services: Services, name: str, message: str) -> FlowRecord:
     try:
-        return await runtime.flows.start(
-            user=user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
+        return await services.flows.start(
+            user=services.user, purpose=SECRET_PURPOSE, details={"name": name, "message": message}
         )
     except TooManyOpenFlows as full:
         raise CannotAsk(
@@ -385,17 +379,17 @@ async def _start_secret_flow(runtime: Runtime, user: str, name: str, message: st
         ) from full
 
 
-async def _value_of_flow(runtime: Runtime, flow: Any, user: str, name: str) -> SecretStr | None:
+async def _value_of_flow(services: Services, flow: Any, name: str) -> SecretStr | None:
     """What was typed on ``flow``'s page, when it is this user's secret flow for ``name``."""
     if not isinstance(flow, FlowRecord) or flow.purpose != SECRET_PURPOSE:
         return None
-    if flow.user != user or flow.details.get("name") != name:
+    if flow.user != services.user or flow.details.get("name") != name:
         return None
-    return await runtime.vault.of_flow(flow.id, user, name)
+    return await services.vault.of_flow(flow.id, services.user, name)
 
 
 def _pin(pin_of: str, message: str) -> str:
-    """What names a URL question across 2026-07-28 rounds (see :func:`url_question`)."""
+    """What names a URL question across 2026-07-28 rounds (see :func:`ask_link`)."""
     return rounds.digest({"pin": pin_of, "message": message})
 
 

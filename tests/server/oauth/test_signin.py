@@ -143,7 +143,7 @@ async def test_next_never_leaves_the_pages(wanted: str) -> None:
         assert start.status_code == 303
         # The sealed sign-in cookie keeps the path it will go back to; reading it back
         # through the identity shows the fallback, never the wanted place.
-        identity = s.elicitation.identity
+        identity = s.elicitation.runtime.identity
         assert isinstance(identity, OidcIdentity)
         sealed = start.cookies.get(SIGNIN_COOKIE)
         kept = identity._signin.open(sealed) if identity._signin is not None else None

@@ -10,6 +10,16 @@
 
 Every OAuth and OpenID step goes through authlib and joserfc (``pip install
 'mcp-elicit[oauth]'``); nothing here hand-writes JWT or PKCE code.
+
+Floors
+------
+
+As in ``mcp_elicit.server`` (``tests/test_layers.py`` reads this table too), top first:
+
+    connect                         downstream OAuth's connect page and the provider's callback
+    downstream, signin, verifier    a tool's token at a third party; browser sign-in; the MCP
+                                    side's access tokens
+    metadata, sealed, _extra        discovery and keys; sealed values; the extra's imports
 """
 
 from mcp_elicit.server.oauth.downstream import (

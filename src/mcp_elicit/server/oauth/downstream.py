@@ -48,9 +48,9 @@ from mcp_elicit.server.answers import Accepted, Answer
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.links import OAUTH_PURPOSE
 from mcp_elicit.server.oauth.metadata import MetadataError, discover
-from mcp_elicit.server.runtime import Runtime
-from mcp_elicit.server.scope import current_scope
-from mcp_elicit.server.url_mode import UrlRequired, flow_of_user, no_url_mode, url_question
+from mcp_elicit.server.runtime import Services
+from mcp_elicit.server.scope import RequestScope, current_scope
+from mcp_elicit.server.url_mode import FlowLink, UrlRequired, ask_link, no_url_mode
 from mcp_elicit.server.wording import refuse_links_in_text
 from mcp_elicit.stores import FlowRecord, FlowStatus
 
@@ -187,28 +187,28 @@ async def authorize(
     ``Accepted(ProviderToken)``; ``Declined()`` when the person declined the link or denied
     consent at the provider; ``Cancelled(...)`` as for any link. A provider error is an
     :class:`AuthorizationFailed` (a tool error naming the provider and the error)."""
-    asking = _Asking.of(ctx, provider, scopes, message, where="authorize() message")
-    stored = await stored_token(asking.runtime, asking.provider, asking.user, asking.scopes)
+    scope = current_scope(ctx)
+    asking = _Asking.of(scope, provider, scopes, message, where="authorize() message")
+    services = asking.services
+    stored = await stored_token(services, asking.provider, asking.scopes)
     if stored is not None:
         return Accepted(stored)
 
     async def flow_for(existing: str | None) -> FlowRecord | None:
-        found = await flow_of_user(asking.runtime, existing, asking.user)
+        found = await services.own_flow(existing)
         return found or await asking.start_flow()
 
-    answer = await url_question(
-        ctx,
+    answer = await ask_link(
+        scope,
         asking.text,
         pin=f"oauth:{asking.provider.name}",
-        flow_for=flow_for,
-        url_of=lambda flow: asking.runtime.flow_url(flow.id if flow is not None else ""),
+        url_of=lambda flow: services.flow_url(flow.id if flow is not None else ""),
+        flow_link=FlowLink(flow_for, services.flows, services.completions),
         timeout=timeout,
     )
     if not isinstance(answer, Accepted):
         return answer
-    return Accepted(
-        await _token_of_flow(asking.runtime, asking.provider, answer.value, asking.user)
-    )
+    return Accepted(await _token_of_flow(services, asking.provider, answer.value))
 
 
 async def authorization_required(
@@ -219,75 +219,74 @@ async def authorization_required(
     scope = current_scope(ctx)
     if scope.peer.revision is None or not scope.peer.modes.url:
         raise no_url_mode(scope.peer)  # no flow for a link that cannot be sent
-    asking = _Asking.of(ctx, provider, scopes, message, where="authorization_required() message")
+    asking = _Asking.of(scope, provider, scopes, message, where="authorization_required() message")
+    services = asking.services
     # 2026-07-28: the retry after the link runs the tool again; while the flow the link leads
     # to is still open, send the same link, not a new flow per retry.
-    flow = await asking.runtime.completions.linked_flow(scope.round)
+    flow = await services.completions.linked_flow(scope.round)
     if (
         flow is None
-        or flow.user != asking.user
+        or flow.user != services.user
         or flow.details.get("provider") != asking.provider.name
     ):
         flow = await asking.start_flow()
-    return UrlRequired(asking.runtime.flow_url(flow.id), asking.text, flow_id=flow.id)
+    return UrlRequired(services.flow_url(flow.id), asking.text, flow_id=flow.id)
 
 
 async def stored_authorization(
     ctx: Any, provider: str, *, scopes: Sequence[str] | None = None
 ) -> ProviderToken | None:
     """The user's valid (or refreshed) token at ``provider``, or ``None``; never asks."""
-    asking = _Asking.of(ctx, provider, scopes, None, where="stored_authorization()")
     scope = current_scope(ctx)
+    asking = _Asking.of(scope, provider, scopes, None, where="stored_authorization()")
+    services = asking.services
     linked = scope.round.linked_flow() if scope.round is not None else None
     if linked is not None:
-        flow = await flow_of_user(asking.runtime, linked, asking.user)
+        flow = await services.own_flow(linked)
         if (
             flow is not None
             and flow.status is FlowStatus.COMPLETED
             and flow.details.get("provider") == asking.provider.name
         ):
-            return await _token_of_flow(asking.runtime, asking.provider, flow, asking.user)
-    return await stored_token(asking.runtime, asking.provider, asking.user, asking.scopes)
+            return await _token_of_flow(services, asking.provider, flow)
+    return await stored_token(services, asking.provider, asking.scopes)
 
 
 @dataclass(frozen=True)
 class _Asking:
     """Who asks for which provider's token, with what scopes and words."""
 
-    runtime: Runtime
+    services: Services
     provider: OAuthProvider
-    user: str
     scopes: tuple[str, ...]
     text: str
 
     @classmethod
     def of(
         cls,
-        ctx: Any,
+        scope: RequestScope,
         provider: str,
         scopes: Sequence[str] | None,
         message: str | None,
         *,
         where: str,
     ) -> _Asking:
-        scope = current_scope(ctx)
-        runtime = scope.require_runtime("downstream OAuth")
-        chosen = provider_of(runtime, provider)
+        services = scope.services("downstream OAuth")
+        chosen = provider_of(services.providers, provider)
         # The person reads it with the link, in the client: in the server's language.
         text = message or _(
             "Connect your {provider} account, so that this tool can use it."
         ).format(provider=chosen.shown_name)
         refuse_links_in_text(text, where=where)
         return cls(
-            runtime=runtime,
+            services=services,
             provider=chosen,
-            user=runtime.user_of(scope.request),
             scopes=tuple(scopes if scopes is not None else chosen.scopes),
             text=text,
         )
 
     async def start_flow(self) -> FlowRecord:
-        return await _start_flow(self.runtime, self.provider, self.user, self.scopes, self.text)
+        return await _start_flow(self.services, self.provider, self.scopes, self.text)
 
 
 async def forget_authorization(ctx: Any, provider: str) -> bool:
@@ -295,9 +294,9 @@ async def forget_authorization(ctx: Any, provider: str) -> bool:
     when the provider has a revocation endpoint) and delete them here. ``True`` when there
     was something to forget. A revocation the provider refuses is logged; the tokens are
     deleted here all the same."""
-    asking = _Asking.of(ctx, provider, None, None, where="forget_authorization()")
-    runtime, chosen, user = asking.runtime, asking.provider, asking.user
-    stored = await _stored(runtime, chosen, user)
+    asking = _Asking.of(current_scope(ctx), provider, None, None, where="forget_authorization()")
+    services, chosen = asking.services, asking.provider
+    stored = await _stored(services, chosen)
     if stored is None:
         return False
     try:
@@ -312,7 +311,7 @@ async def forget_authorization(ctx: Any, provider: str) -> bool:
                         )
     except (AuthlibBaseError, MetadataError, httpx2.HTTPError) as error:
         logger.warning("%s: revoking a token failed (%s)", chosen.name, type(error).__name__)
-    return await runtime.vault.forget(user, chosen.vault_name)
+    return await services.vault.forget(services.user, chosen.vault_name)
 
 
 # -- tokens in the vault -----------------------------------------------------------------------
@@ -325,8 +324,7 @@ _REFRESHING: weakref.WeakValueDictionary[tuple[str, str, str], anyio.Lock] = (
 )
 
 
-def provider_of(runtime: Runtime, name: str) -> OAuthProvider:
-    providers: Mapping[str, OAuthProvider] = runtime.providers
+def provider_of(providers: Mapping[str, OAuthProvider], name: str) -> OAuthProvider:
     found = providers.get(name)
     if found is None:
         known = ", ".join(sorted(providers)) or "none"
@@ -338,28 +336,28 @@ def provider_of(runtime: Runtime, name: str) -> OAuthProvider:
 
 
 async def stored_token(
-    runtime: Runtime, provider: OAuthProvider, user: str, scopes: Sequence[str]
+    services: Services, provider: OAuthProvider, scopes: Sequence[str]
 ) -> ProviderToken | None:
     """A valid token from the vault, refreshed first when it has expired (one refresh at a
     time per user and provider in this process); ``None`` when there is none to use."""
-    key = (runtime.vault.server, user, provider.name)
+    key = (services.vault.server, services.user, provider.name)
     lock = _REFRESHING.get(key)
     if lock is None:
         lock = _REFRESHING[key] = anyio.Lock()
     async with lock:
-        stored = await _stored(runtime, provider, user)
+        stored = await _stored(services, provider)
         if stored is None or not _covers(stored, scopes):
             return None
         expires_at = stored.get("expires_at")
         fresh = not isinstance(expires_at, int | float) or expires_at > time.time() + _EXPIRY_MARGIN
         if fresh:
             return _token(provider, stored)
-        refreshed = await _refresh(runtime, provider, user, stored)
+        refreshed = await _refresh(services, provider, stored)
         return _token(provider, refreshed) if refreshed is not None else None
 
 
 async def _refresh(
-    runtime: Runtime, provider: OAuthProvider, user: str, stored: dict[str, Any]
+    services: Services, provider: OAuthProvider, stored: dict[str, Any]
 ) -> dict[str, Any] | None:
     refresh_token = stored.get("refresh_token")
     if not isinstance(refresh_token, str) or not refresh_token:
@@ -376,7 +374,7 @@ async def _refresh(
         logger.info(
             "%s: the refresh token was refused (%s)", provider.name, getattr(error, "error", error)
         )
-        await runtime.vault.forget(user, provider.vault_name)
+        await services.vault.forget(services.user, provider.vault_name)
         return None
     except (MetadataError, httpx2.HTTPError) as error:
         raise AuthorizationFailed(
@@ -384,23 +382,22 @@ async def _refresh(
         ) from error
     token.setdefault("refresh_token", refresh_token)  # a provider that does not rotate it
     token.setdefault("scope", stored.get("scope"))
-    await runtime.vault.put(user, provider.vault_name, dump_token(token))
+    await services.vault.put(services.user, provider.vault_name, dump_token(token))
     logger.info("%s: refreshed a token", provider.name)
     return token
 
 
-async def _stored(runtime: Runtime, provider: OAuthProvider, user: str) -> dict[str, Any] | None:
-    found = await runtime.vault.get(user, provider.vault_name)
+async def _stored(services: Services, provider: OAuthProvider) -> dict[str, Any] | None:
+    found = await services.vault.get(services.user, provider.vault_name)
     return _load(found.get_secret_value()) if found is not None else None
 
 
-async def _token_of_flow(
-    runtime: Runtime, provider: OAuthProvider, flow: Any, user: str
-) -> ProviderToken:
+async def _token_of_flow(services: Services, provider: OAuthProvider, flow: Any) -> ProviderToken:
     """What the callback kept with this flow: the token, or the provider's error."""
+    user = services.user
     if not isinstance(flow, FlowRecord) or flow.purpose != OAUTH_PURPOSE or flow.user != user:
         raise CannotAsk("the link that completed was not this authorization's")
-    sealed = await runtime.vault.of_flow(flow.id, user, provider.vault_name)
+    sealed = await services.vault.of_flow(flow.id, user, provider.vault_name)
     kept = _load(sealed.get_secret_value()) if sealed is not None else None
     if kept is None:
         raise CannotAsk(f"the {provider.shown_name} authorization is no longer stored")
@@ -410,11 +407,11 @@ async def _token_of_flow(
 
 
 async def _start_flow(
-    runtime: Runtime, provider: OAuthProvider, user: str, scopes: Sequence[str], message: str
+    services: Services, provider: OAuthProvider, scopes: Sequence[str], message: str
 ) -> FlowRecord:
     try:
-        return await runtime.flows.start(
-            user=user,
+        return await services.flows.start(
+            user=services.user,
             purpose=OAUTH_PURPOSE,
             details={
                 "provider": provider.name,

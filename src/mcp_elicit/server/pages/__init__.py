@@ -10,7 +10,21 @@ reaches the server's tool without ever passing through the MCP client.
     ])
     url = public_origin + flow_path(flow.id)
 
-The rules the pages enforce, and why, are written at the top of ``endpoints.py``.
+The rules the pages enforce, and why, are written at the top of ``endpoints.py``. The pages
+know nothing of OAuth: downstream OAuth's connect page plugs in from above
+(``mcp_elicit.server.oauth.connect``).
+
+Floors
+------
+
+As in ``mcp_elicit.server`` (``tests/test_layers.py`` reads this table too), top first:
+
+    app                             the Starlette app: routes, middleware, error pages
+    endpoints, headers              a flow's page, its form and its status; every response's
+                                    security headers
+    body, csrf, hosts, html, languages
+                                    reading a form; CSRF tokens; the Host allow-list and the
+                                    https rule; the HTML; the page's language
 """
 
 from mcp_elicit.server.links import PAGES_PREFIX, SECRET_PURPOSE, flow_path

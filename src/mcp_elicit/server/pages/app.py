@@ -71,9 +71,10 @@ def hosted_pages(
     function returning them; any other ``Host`` is refused with 400 (``hosts.py`` says why).
     Required, so that no way of building the pages leaves them open to DNS rebinding.
 
-    ``connect`` and ``extra_routes``: downstream OAuth (``oauth.connect.Connector``): an
-    ``oauth`` flow's page sends its user on to the provider, whose callback is a route of its
-    own. An identity that signs browsers in (:class:`BrowserSignIn`) adds its routes too.
+    ``connect`` and ``extra_routes``: downstream OAuth
+    (``mcp_elicit.server.oauth.connect.Connector``): an ``oauth`` flow's page sends its user on
+    to the provider, whose callback is a route of its own. An identity that signs browsers in
+    (:class:`BrowserSignIn`) adds its routes too.
 
     ``language``: the pages' language (a BCP 47 tag with a catalog, ``"zh-Hans"``), for a
     browser that asks for none the pages have, or for English; ``None``: the process's

@@ -1,5 +1,7 @@
 """The pages' side of downstream OAuth (the ``oauth`` extra): the connect page and the
-provider's callback. Imported only when a server has providers (``Elicitation``).
+provider's callback. Imported only when a server has providers (``Elicitation``), which hands
+them to the hosted pages (``hosted_pages(connect=..., extra_routes=...)``): the pages know
+nothing of OAuth, so this lives here, above them.
 
 - **Connect** (a flow's own page, ``/elicit/flows/<id>``, for an ``oauth`` flow): the pages
   have already checked that the browser is the flow's user (the same-user rule, before

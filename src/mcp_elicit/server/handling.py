@@ -2,24 +2,23 @@
 up, the tool runs, and a pending question or a raised ``UrlRequired`` becomes what the
 client's revision expects.
 
-:func:`serve` is that core, shared by the two adapters that plug it into a server framework:
+:func:`handle_request` is that core, whatever the server framework: the adapters in
+:mod:`mcp_elicit.server.frameworks` (an SDK ``ServerMiddleware`` for ``MCPServer``, a
+fastmcp ``Middleware`` for ``FastMCP``) call it around each request and put the
+:class:`Outcome` it returns in their framework's shape. Raised: ``MCPError`` for the protocol
+errors (-32042, -32604, -32021).
 
-- :class:`ElicitationMiddleware` — an SDK ``ServerMiddleware`` for ``MCPServer`` (it runs
-  inside the SDK's ``RequestStateBoundary``, which seals the ``requestState`` we return and
-  unseals the one the client echoes before we see it);
-- ``mcp_elicit.server.fastmcp.FastMCPElicitation`` — the same for a fastmcp ``FastMCP``
-  server, through fastmcp's public ``Middleware``.
-
-What :func:`serve` returns is an :class:`Outcome`; each adapter puts it in its framework's
-shape. Raised: ``MCPError`` for the protocol errors (-32042, -32604, -32021).
+The scope is made once per request: the peer is read once, and only a request of the round
+era (2026-07-28) gets a :class:`~mcp_elicit.server.rounds.Round`; an earlier revision's
+question is pushed, and has no round to resume.
 
 Questions are asked the same way from a prompt (``prompts/get``) and a resource read
 (``resources/read``) as from a tool. Only a tool's errors have a result to go in
 (``isError``); the SDK turns any other exception from a prompt or a resource into a bare
 "Error rendering prompt" (code 0) or "Error creating resource" without our text. So there
-:func:`serve` finds our error behind the SDK's and raises it as an ``MCPError`` with its own
-text: -32603 for the author's mistakes (:class:`LinkInText`, :class:`SecretInForm`), -32600
-for a question this client cannot answer or answered wrongly.
+:func:`handle_request` finds our error behind the SDK's and raises it as an ``MCPError`` with
+its own text: -32603 for the author's mistakes (:class:`LinkInText`, :class:`SecretInForm`),
+-32600 for a question this client cannot answer or answered wrongly.
 """
 
 from __future__ import annotations
@@ -29,11 +28,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit.protocol import rules_for, url_required_error
 from mcp_elicit.protocol.codes import ELICITATION_CREATE, INVALID_REQUEST
@@ -42,10 +40,10 @@ from mcp_elicit.revisions import Revision
 from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Declined
 from mcp_elicit.server.errors import CannotAsk, InvalidAnswer, LinkInText, SecretInForm
+from mcp_elicit.server.peer import Peer, peer_of_request
 from mcp_elicit.server.runtime import Runtime
-from mcp_elicit.server.scope import RequestScope, entered, scope_for
-from mcp_elicit.server.tasks import METHODS as TASK_METHODS
-from mcp_elicit.server.tasks import TASKS_VERSION, TaskRun, Tasks, requested_task
+from mcp_elicit.server.scope import RequestScope, entered
+from mcp_elicit.server.tasks import TaskRun
 from mcp_elicit.server.url_mode import UrlRequired, consent_of, no_url_mode
 
 
@@ -57,7 +55,7 @@ class Finished:
 
 
 @dataclass(frozen=True, slots=True)
-class InputRequired:
+class InputRequested:
     """2026-07-28: the request ends asking for input (an ``InputRequiredResult``)."""
 
     result: dict[str, Any]
@@ -70,10 +68,10 @@ class ToolFailed:
     text: str
 
 
-Outcome = Finished | InputRequired | ToolFailed
+Outcome = Finished | InputRequested | ToolFailed
 
 
-async def serve(
+async def handle_request(
     runtime: Runtime,
     request: ServerRequestContext[Any, Any],
     run: Callable[[], Awaitable[Any]],
@@ -82,25 +80,23 @@ async def serve(
 ) -> Outcome:
     """Run one request (``run``) in its scope, as ``task`` when it runs as one; see the module
     docstring."""
-    round_ = None
-    if request.method in ASKING_METHODS:
-        params = request.params or {}
-        round_ = rounds.Round.from_request(params.get("inputResponses"), params.get("requestState"))
-        if round_.responses:
-            await _resume_after_link(runtime, round_)
-    scope = scope_for(request, runtime, round_, task)
+    peer = peer_of_request(request, url_draft=runtime.settings.url_draft)
+    round_ = _round_of(request, peer)
+    if round_ is not None and round_.responses:
+        await _resume_after_link(runtime, round_)
+    scope = RequestScope(request, peer, runtime, round_, task)
     with entered(scope):
         try:
             return Finished(await run())
         except rounds.AskPending as pending:
-            return InputRequired(pending.result())
+            return InputRequested(pending.result())
         except UrlRequired as required:
             return _url_required(runtime, scope, required)
         except BaseExceptionGroup as group:
             pending_in = rounds.find_pending(group)
             if pending_in is None:
                 raise
-            return InputRequired(pending_in.result())
+            return InputRequested(pending_in.result())
         except Exception as failed:
             ours = _our_error(failed) if request.method != "tools/call" else None
             if ours is None:
@@ -127,6 +123,15 @@ def _our_error(failed: BaseException) -> BaseException | None:
             return found
         found = found.__cause__
     return found if isinstance(found, _OURS) and not isinstance(found, MCPError) else None
+
+
+def _round_of(request: ServerRequestContext[Any, Any], peer: Peer) -> rounds.Round | None:
+    """The round of a request that may ask, when its client's revision asks in rounds
+    (2026-07-28): from its ``inputResponses`` and (unsealed) ``requestState``."""
+    if request.method not in ASKING_METHODS or peer.rules is None or peer.rules.push_requests:
+        return None
+    params = request.params or {}
+    return rounds.Round.from_request(params.get("inputResponses"), params.get("requestState"))
 
 
 async def _resume_after_link(runtime: Runtime, round_: rounds.Round) -> None:
@@ -160,7 +165,7 @@ def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) 
         request = {"method": ELICITATION_CREATE, "params": params}
         key = round_.next_key(rounds.LINK_KEY)
         pending = round_.ask(key, request, rounds.Asked(None, time.time(), flow=required.flow_id))
-        return InputRequired(pending.result())
+        return InputRequested(pending.result())
     error = url_required_error(
         [
             {
@@ -183,69 +188,3 @@ def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) 
             elicitation_id=required.elicitation_id,
         )
     raise MCPError(error["code"], error["message"], error["data"])
-
-
-class ElicitationMiddleware:
-    """The SDK adapter: :func:`serve` as a ``ServerMiddleware`` of an ``MCPServer``.
-
-    A short-circuited result is ours to shape for the wire (the SDK serializes only what the
-    handler returns): on 2026-07-28 every result carries ``resultType``."""
-
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-
-    async def __call__(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        if ctx.request_id is None:  # a notification: nothing is asked through it
-            return await call_next(ctx)
-        tasks = self.runtime.tasks
-        if tasks is not None:
-            return await self._with_tasks(tasks, ctx, call_next)
-        return await self._served(ctx, call_next)
-
-    async def _with_tasks(
-        self, tasks: Tasks, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        """Tasks on (``Elicitation(tasks=True)``): declared in a 2025-11-25 ``initialize``,
-        offered in its ``tools/list``, served on its ``tasks/*``, and a ``tools/call`` with
-        ``task`` answered with the task while the call runs as it (rules in ``tasks``)."""
-        if ctx.method == "initialize":
-            return Tasks.declare(await self._served(ctx, call_next))
-        if ctx.protocol_version != TASKS_VERSION or ctx.session.client_params is None:
-            # Another revision, or before the handshake: no tasks here.
-            return await self._served(ctx, call_next)
-        if ctx.method == "tools/list":
-            return Tasks.offer(await self._served(ctx, call_next))
-        if ctx.method in TASK_METHODS:
-            return await tasks.handle(ctx, ctx.method, ctx.params)
-        requested = requested_task(ctx)
-        if requested is None:
-            return await self._served(ctx, call_next)
-        task = tasks.create(ctx, requested)
-        tasks.start(task, lambda: self._served(ctx, call_next, task=task))
-        return tasks.created(task)
-
-    async def _served(
-        self,
-        ctx: ServerRequestContext[Any, Any],
-        call_next: CallNext,
-        *,
-        task: TaskRun | None = None,
-    ) -> HandlerResult:
-        outcome = await serve(self.runtime, ctx, lambda: call_next(ctx), task=task)
-        match outcome:
-            case Finished(result):
-                return result  # type: ignore[no-any-return]
-            case InputRequired(result):
-                return result
-            case ToolFailed(text):
-                if ctx.method != "tools/call":
-                    raise MCPError(INVALID_REQUEST, text)
-                failed: dict[str, Any] = {
-                    "content": [{"type": "text", "text": text}],
-                    "isError": True,
-                }
-                if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                    failed["resultType"] = "complete"
-                return failed
