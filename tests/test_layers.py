@@ -13,28 +13,31 @@ import pytest
 
 PACKAGE = Path(__file__).parent.parent / "src" / "mcp_elicit"
 
-# What each layer may import directly (from the design's layer table); the closure is allowed.
-DIRECT: dict[str, set[str]] = {
-    "cli": {"client", "server", "gateway", "check", "demo", "forms", "urls", "protocol"},
-    "demo": {"client", "server", "forms", "urls", "protocol", "flows", "stores"},
-    "gateway": {"client", "protocol"},
-    "check": {"client", "server", "protocol"},
-    "testing": {"client", "server", "protocol", "_sdk"},
-    "client": {"protocol", "forms", "urls", "_sdk"},
-    "server": {"protocol", "forms", "flows", "_sdk"},
-    "flows": {"stores"},
-    "protocol": {"i18n", "revisions"},
-    "forms": {"i18n", "revisions"},
-    "urls": {"i18n"},
-    "stores": set(),
-    # The person's language (catalogs, the language in effect): a leaf under everything that
-    # shows words. It reads its own catalog files once, on first use, and nothing else.
-    "i18n": set(),
-    # The revisions' names (mcp_elicit/revisions.py): one enum under forms and protocol.
-    "revisions": set(),
-    # The SDK's private names (mcp_elicit/_sdk.py): a leaf under client and server.
-    "_sdk": set(),
-}
+# What each layer may import directly: the table atop ``mcp_elicit/__init__.py`` (the one
+# source; the design's layer table, with the layers it leaves out); the closure is allowed.
+_LAYER_ROW = re.compile(
+    r"    (?P<layer>_?[a-z][a-z0-9_]*): (?P<below>-|[a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)*)"
+)
+
+
+def layers_in(docstring: str) -> dict[str, set[str]]:
+    """The ``Layers`` table of the package's docstring: each layer, the layers it may import."""
+    lines = docstring.splitlines()
+    start = lines.index("Layers") + 2
+    table: dict[str, set[str]] = {}
+    for line in lines[start:]:
+        row = _LAYER_ROW.fullmatch(line)
+        if row is not None:
+            below = row["below"]
+            table[row["layer"]] = set() if below == "-" else set(below.split(", "))
+        elif table and line and not line.startswith("        "):
+            break  # past the table
+    return table
+
+
+DIRECT: dict[str, set[str]] = layers_in(
+    ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))) or ""
+)
 SANS_IO = {"forms", "protocol", "urls"}
 IO_MODULES = {
     "socket",
@@ -117,6 +120,21 @@ def test_sans_io_layers_do_no_io(path: Path) -> None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     ]
     assert "open" not in calls and "input" not in calls, f"{relative} does I/O"
+
+
+def test_the_layer_table_is_read_and_closed() -> None:
+    # The table was found, and every layer a row names below it has a row of its own.
+    assert {"cli", "server", "client", "protocol", "_sdk"} <= set(DIRECT)
+    assert set().union(*DIRECT.values()) <= set(DIRECT)
+    doc = (
+        "P.\n\nLayers\n------\n\nTop:\n\n    a: b, c\n        words\n    b: -\n    c: b\n\nMore.\n"
+    )
+    assert layers_in(doc) == {"a": {"b", "c"}, "b": set(), "c": {"b"}}
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    found = {layer_of(p) for p in MODULES}
+    assert found <= set(DIRECT), found - set(DIRECT)
 
 
 def test_every_layer_exists() -> None:

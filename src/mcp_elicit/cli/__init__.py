@@ -33,6 +33,8 @@ from mcp_elicit.cli._parsing import CommandParser, language_asked
 from mcp_elicit.i18n import _, from_environment, set_default_language
 from mcp_elicit.i18n.choosing import match
 
+__all__ = ["main"]
+
 # The commands that take a server's command after `--`, last on the line.
 _HOSTS = ("connect", "call", "check", "gateway")
 

@@ -5,7 +5,7 @@ client's revision expects.
 :func:`handle_request` is that core, whatever the server framework: the adapters in
 :mod:`mcp_elicit.server.frameworks` (an SDK ``ServerMiddleware`` for ``MCPServer``, a
 fastmcp ``Middleware`` for ``FastMCP``) call it around each request and put the
-:class:`Outcome` it returns in their framework's shape. Raised: ``MCPError`` for the protocol
+:class:`Handled` it returns in their framework's shape. Raised: ``MCPError`` for the protocol
 errors (-32042, -32604, -32021).
 
 The scope is made once per request: the peer is read once, and only a request of the round
@@ -68,7 +68,7 @@ class ToolFailed:
     text: str
 
 
-Outcome = Finished | InputRequested | ToolFailed
+Handled = Finished | InputRequested | ToolFailed
 
 
 async def handle_request(
@@ -77,7 +77,7 @@ async def handle_request(
     run: Callable[[], Awaitable[Any]],
     *,
     task: TaskRun | None = None,
-) -> Outcome:
+) -> Handled:
     """Run one request (``run``) in its scope, as ``task`` when it runs as one; see the module
     docstring."""
     peer = peer_of_request(request, url_draft=runtime.settings.url_draft)
@@ -140,7 +140,7 @@ async def _resume_after_link(runtime: Runtime, round_: rounds.Round) -> None:
         await runtime.completions.resume_linked(round_)
 
 
-def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) -> Outcome:
+def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) -> Handled:
     """``UrlRequired`` in the client's revision: -32042 (2025-11-25), -32604 (the URL-mode
     draft), an input request (2026-07-28, which retired the error), or the reason the client
     cannot be sent to a link at all."""

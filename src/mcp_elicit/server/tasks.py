@@ -108,7 +108,7 @@ CAPABILITY: Final[Mapping[str, Any]] = {
     "requests": {"tools": {"call": {}}},
 }
 
-Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
+TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 _ALLOWED: Final[Mapping[str, frozenset[str]]] = {
     "working": frozenset({"input_required", "completed", "failed", "cancelled"}),
@@ -130,7 +130,7 @@ class TaskRun:
     created: float
     ttl_ms: int
     updated: float
-    status: Status = "working"
+    status: TaskStatus = "working"
     message: str | None = None
     result: dict[str, Any] | None = None
     error: MCPError | None = None
@@ -173,7 +173,7 @@ class TaskRun:
                 _move(self, "working", None)
 
 
-def _move(task: TaskRun, to: Status, message: str | None) -> bool:
+def _move(task: TaskRun, to: TaskStatus, message: str | None) -> bool:
     """The one place a task's status changes (rule 6); ``False`` when it may not."""
     if to not in _ALLOWED[task.status]:
         if not task.terminal:
