@@ -8,6 +8,14 @@ package. Catalogs can also be given in code with :func:`register_catalog`.
 PO files are read with Babel and compiled in memory to the standard library's
 ``GNUTranslations`` (plural rules included); fuzzy entries are left out, as ``msgfmt`` does.
 Reading the package's own data files, once, is the only I/O here.
+
+A catalog from ``MCP_ELICIT_CATALOGS`` is a file someone else wrote, and a translation is a
+format string our code fills in (``.format(server=...)``): a field the English does not have
+(``{bogus}``, which fails every page in that language) or one that reaches into an argument
+(``{server.__class__.__mro__}``, which shows Python internals on a page) would run with our
+arguments. So a translation is used only when its fields are exactly the English message's
+(:func:`format_fields`); any other is dropped, the English shown instead, and a warning names
+the file and the message (:func:`read_catalog`).
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 import functools
 import gettext
 import io
+import logging
 import os
 import re
 import threading
@@ -22,6 +31,8 @@ from importlib import resources
 from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
+
+logger = logging.getLogger(__name__)
 
 SOURCE_LANGUAGE = "en"
 _PACKAGE_LOCALES = "locales"
@@ -88,8 +99,19 @@ def unregister_catalog(tag: str) -> None:
         _loaded.pop(tag_of(tag), None)
 
 
+# str.format fields ({name}, {name!r}, {name:>4}) and printf-style ones (argparse's
+# %(prog)s): what a translation must keep exactly.
+_FIELDS = re.compile(r"\{[^{}]*\}|%\([a-z_]+\)[sd]|%[sd]")
+
+
+def format_fields(text: str) -> list[str]:
+    """The format fields of a message, sorted (``{{`` and ``}}`` are literal braces)."""
+    return sorted(_FIELDS.findall(text.replace("{{", "").replace("}}", "")))
+
+
 def read_catalog(path: Path) -> gettext.NullTranslations:
-    """A PO file as translations (what :func:`catalog_for` uses)."""
+    """A PO file as translations (what :func:`catalog_for` uses); a translation whose fields
+    are not the English message's is dropped, with a warning (see above)."""
     # Imported here: English, the source, never reads a catalog (the command line starts
     # faster without these).
     from babel.messages.mofile import write_mo
@@ -97,6 +119,21 @@ def read_catalog(path: Path) -> gettext.NullTranslations:
 
     with path.open("rb") as po:
         catalog = read_po(po)
+    for message in catalog:
+        if not message.id or not message.string:
+            continue
+        english = message.id if isinstance(message.id, str) else message.id[-1]
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        wrong = [s for s in strings if s and format_fields(s) != format_fields(english)]
+        if wrong:
+            logger.warning(
+                "%s: the translation of %r has fields %s, not the English %s: shown in English",
+                path,
+                english[:80],
+                format_fields(wrong[0]),
+                format_fields(english),
+            )
+            message.string = "" if isinstance(message.string, str) else ("",) * len(strings)
     compiled = io.BytesIO()
     write_mo(compiled, catalog)
     compiled.seek(0)

@@ -12,7 +12,6 @@ Babel does the extracting and the PO files; this only says where things are.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,13 +21,13 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
+from mcp_elicit.i18n.catalogs import format_fields
+
 PACKAGE = Path(__file__).resolve().parent.parent
 LOCALES = Path(__file__).resolve().parent / "locales"
 TEMPLATE = Path(__file__).resolve().parent / "messages.pot"
 KEYWORDS: dict[str, tuple[int, ...] | None] = {"_": None, "N_": None, "ngettext": (1, 2)}
 METHODS = [("**/static/*.js", "javascript"), ("**.py", "python")]
-# str.format fields and printf-style fields: a translation must keep exactly these.
-_FIELDS = re.compile(r"\{[^{}]*\}|%\([a-z_]+\)[sd]|%[sd]")
 
 
 def extract() -> Catalog:
@@ -54,7 +53,7 @@ def extract() -> Catalog:
 
 
 def fields(text: str) -> list[str]:
-    return sorted(_FIELDS.findall(text))
+    return format_fields(text)
 
 
 def _read(path: Path) -> Catalog:
