@@ -122,8 +122,9 @@ def read_catalog(path: Path) -> gettext.NullTranslations:
     for message in catalog:
         if not message.id or not message.string:
             continue
-        english = message.id if isinstance(message.id, str) else message.id[-1]
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        english = str(message.id if isinstance(message.id, str) else message.id[-1])
+        given = message.string
+        strings = (given,) if isinstance(given, str) else tuple(str(s) for s in given)
         wrong = [s for s in strings if s and format_fields(s) != format_fields(english)]
         if wrong:
             logger.warning(
@@ -133,7 +134,7 @@ def read_catalog(path: Path) -> gettext.NullTranslations:
                 format_fields(wrong[0]),
                 format_fields(english),
             )
-            message.string = "" if isinstance(message.string, str) else ("",) * len(strings)
+            message.string = "" if isinstance(given, str) else ("",) * len(strings)
     compiled = io.BytesIO()
     write_mo(compiled, catalog)
     compiled.seek(0)
