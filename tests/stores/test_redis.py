@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_elicit.stores import SealedSecret, Store, StoreError, open_store
+from mcp_elicit.stores import LIVE, FlowStatus, SealedSecret, Store, StoreError, open_store
 from mcp_elicit.stores.redis import RETENTION, RedisStore
 from tests import markers
 from tests.peers import missing
@@ -65,6 +65,38 @@ async def test_two_prefixes_are_two_stores() -> None:
         assert await other.get_flow("flow-1") is None
         assert await other.get_secret("u", "k", server="s") is None
         assert await one.get_flow("flow-1") is not None
+
+
+async def test_overlapping_prefixes_do_not_reach_each_others_flows() -> None:
+    """Issue 30, finding 16: deployments under "P:" and "P:flow:x:" with the same server id;
+    the first read the second's flow "flow-1" through the id "x:flow:flow-1"."""
+    async with redis_store() as outer:
+        inner = open_store(f"{REDIS_URL}?prefix={outer.prefix}flow:x:")
+        assert isinstance(inner, RedisStore)
+        try:
+            await inner.create_flow(flow())
+            crafted = "x:flow:flow-1"
+            assert await outer.get_flow(crafted) is None
+            assert await outer.flow_result(crafted) is None
+            moved = await outer.set_flow_status(
+                crafted, FlowStatus.OPENED, expected=LIVE, now=NOW + 1
+            )
+            assert moved is None
+            assert await outer.complete_flow(crafted, now=NOW + 1, result=b"x") is None
+            assert await inner.get_flow("flow-1") == flow()  # untouched
+        finally:
+            keys = [k async for k in inner._redis.scan_iter(match=f"{inner.prefix}*")]
+            if keys:
+                await inner._redis.delete(*keys)
+            await inner.aclose()
+
+
+@pytest.mark.parametrize("flow_id", ["x:flow:y", "a\x00b", "../x", "a b", "", "é", "a" * 129])
+async def test_an_id_of_another_shape_is_no_flow_and_cannot_be_made(flow_id: str) -> None:
+    async with redis_store() as store:
+        assert await store.get_flow(flow_id) is None
+        with pytest.raises(StoreError, match="not a flow id"):
+            await store.create_flow(flow(flow_id))
 
 
 async def test_every_flow_key_has_a_ttl_and_a_secret_has_none() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,16 @@ class FlowStatus(enum.StrEnum):
 
 _FINISHED = frozenset({FlowStatus.COMPLETED, FlowStatus.DECLINED, FlowStatus.EXPIRED})
 LIVE = frozenset({FlowStatus.PENDING, FlowStatus.OPENED})
+
+_FLOW_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def is_flow_id(text: str) -> bool:
+    """Whether ``text`` has the shape of a flow id: URL-safe base64's letters (the flows mint
+    ``secrets.token_urlsafe``), at most 128 of them. An id arrives in a page's URL, so an
+    engine meets ids of any shape; one that builds keys or names from the id (Redis does)
+    must never be handed a separator (``:``), a NUL or a path."""
+    return _FLOW_ID.fullmatch(text) is not None
 
 
 @dataclass(frozen=True, slots=True)

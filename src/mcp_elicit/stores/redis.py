@@ -35,7 +35,7 @@ from urllib.parse import urlunsplit
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
 from mcp_elicit.stores.credentials import read_server_url, without_password
 from mcp_elicit.stores.memory import copy_details
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -235,6 +235,8 @@ class RedisStore:
         ]
         for name, value in fields.items():
             args += [name, value]
+        if not is_flow_id(flow.id):
+            raise StoreError(f"not a flow id: {flow.id!r} (letters, digits, '-' and '_')")
         keys = [
             self._flow_key(flow.id),
             self._live_key(flow.server, flow.user),
@@ -250,8 +252,10 @@ class RedisStore:
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
         self._check_open()
+        if not is_flow_id(flow_id):
+            return None  # no such flow: see _flow_key
         found = await self._call(self._redis.hgetall(self._flow_key(flow_id)))
-        return _record(found) if found else None
+        return _record(found, flow_id) if found else None
 
     async def set_flow_status(
         self,
@@ -262,10 +266,12 @@ class RedisStore:
         now: float,
     ) -> FlowRecord | None:
         self._check_open()
+        if not is_flow_id(flow_id):
+            return None
         allowed = ",".join(FlowStatus(s).value for s in expected)
         args = [flow_id, FlowStatus(status).value, _number(now), allowed or "-", self.prefix]
         found = await self._run(self._set_status, [self._flow_key(flow_id)], args)
-        return _record(_pairs(found)) if found else None
+        return _record(_pairs(found), flow_id) if found else None
 
     async def complete_flow(
         self,
@@ -276,6 +282,8 @@ class RedisStore:
         secret: SealedSecret | None = None,
     ) -> FlowRecord | None:
         self._check_open()
+        if not is_flow_id(flow_id):
+            return None
         args: list[str | bytes] = [
             flow_id,
             _number(now),
@@ -289,10 +297,12 @@ class RedisStore:
             secret_key = self._secret_key(secret.server, secret.user, secret.name)
             args += _secret_fields(secret)
         found = await self._run(self._complete, [self._flow_key(flow_id), secret_key], args)
-        return _record(_pairs(found)) if found else None
+        return _record(_pairs(found), flow_id) if found else None
 
     async def flow_result(self, flow_id: str) -> bytes | None:
         self._check_open()
+        if not is_flow_id(flow_id):
+            return None
         found = await self._call(self._redis.hget(self._flow_key(flow_id), "result"))
         return bytes(found) if found is not None else None
 
@@ -371,6 +381,9 @@ class RedisStore:
         return f"{self.prefix}{name}"
 
     def _flow_key(self, flow_id: str) -> str:
+        # The id goes into the key as it is, so only an id of the minted shape may (callers
+        # check is_flow_id): with "P:" and "P:flow:x:" as two deployments' prefixes, the id
+        # "x:flow:<id>" would name the second deployment's flow from the first.
         return self._key(f"flow:{flow_id}")
 
     def _live_key(self, server: str, user: str) -> str:
@@ -414,7 +427,11 @@ def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
     return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
-def _record(found: dict[bytes, bytes]) -> FlowRecord:
+def _record(found: dict[bytes, bytes], asked: str) -> FlowRecord | None:
+    """The flow stored in ``found``, if it is the flow ``asked`` for (a key reached some other
+    way than by that id names another record: none of ours)."""
+    if found.get(b"id", b"").decode() != asked:
+        return None
     try:
         details = json.loads(found[b"details"])
         return FlowRecord(
