@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -27,9 +28,11 @@ from mcp_elicit.server.keys import KEY_VARIABLE, DeploymentKey, state_directory
 from mcp_elicit.server.links import flow_path
 from mcp_elicit.server.tasks import Tasks
 from mcp_elicit.server.vault import Vault
-from mcp_elicit.stores import FlowRecord, Store, open_store
+from mcp_elicit.stores import FinishFeed, FlowRecord, Store, open_store
 
 DEFAULT_FLOW_TTL = 600.0
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,7 @@ class Runtime:
                 f"max_open_flows must be at least 1 (or None for no limit), not {max_open_flows!r}"
             )
         self._server_id = server_id
+        self._server_id_given = server_id is not None
         self._server_name = server_name
         self._max_open_flows = max_open_flows
         # The key file is read (or made) when the key is first needed, not here: importing a
@@ -212,11 +216,30 @@ class Runtime:
         """The parts' background work while the server runs, in ``group``: the flow sweeper,
         the feed of flows other instances finished (an engine with a feed: Redis,
         PostgreSQL), completion notices and tasks."""
+        self._warn_of_a_defaulted_id()
         group.start_soon(self.flows.run_sweeper)
         group.start_soon(self.flows.run_feed)
         tasks = self.tasks.running(group) if self.tasks is not None else contextlib.nullcontext()
         async with self.completions.running(group), tasks:
             yield
+
+    def _warn_of_a_defaulted_id(self) -> None:
+        """At start-up, on a store that servers share (Redis, PostgreSQL: what has a feed):
+        with no ``server_id`` given, two servers of one name started by one launcher would
+        share the default id there, and so each other's secrets; instances of one server run
+        from different paths would not share their flows. Said once, not refused: one server
+        run from one path is right as it is."""
+        if self._server_id_given or not isinstance(self.store, FinishFeed):
+            return
+        logger.warning(
+            "Elicitation(server_id=...) is not set: on the shared store %s this server's flows "
+            "and secrets are bound to the default id %s (its name and its program's path). "
+            "Another server with the same name started by the same launcher would share it, "
+            "and so its secrets; an instance run from another path would not see these flows. "
+            "Set server_id to a name of this server's own (docs/deploy.md).",
+            self.store.url,
+            self.server_id,
+        )
 
 
 def _flow_url(public_url: str | None, flow_id: str) -> str:
