@@ -6,6 +6,7 @@ its value and what to do."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
+from mcp_elicit.cli._gateway import _LIMIT_OPTIONS
 from mcp_elicit.gateway import Gateway, Limits
 from mcp_elicit.gateway.bridge import Bridge
 from mcp_elicit.gateway.held import HeldCalls
@@ -333,3 +335,22 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_the_command_lines_defaults_are_the_limits_defaults() -> None:
+    """``gateway_command`` is cheap to import, so it spells the defaults in its help; they
+    must be ``Limits()``'s."""
+    from mcp_elicit.cli import build_parser
+
+    parser = build_parser()
+    gateway = next(
+        sub.choices["gateway"]
+        for sub in parser._actions
+        if isinstance(sub, argparse._SubParsersAction)
+    )
+    helps = {option: action.help for action in gateway._actions for option in action.option_strings}
+    defaults = Limits()
+    for field, option in _LIMIT_OPTIONS.items():
+        value = getattr(defaults, field)
+        said = f"(default {value:g})" if isinstance(value, float) else f"(default {value})"
+        assert said in str(helps["--" + option.replace("_", "-")]), option
