@@ -88,7 +88,9 @@ class Safeguards:
     - ``validate_answers``: an answer that does not fit the question's schema never goes
       upstream: the call ends with an error naming the fields (a tool error for
       ``tools/call``), and the upstream's call is given up.
-    - ``url_verdicts``: attach each link's safety verdict (:data:`VERDICT_META`).
+    - ``url_verdicts``: attach each link's safety verdict (:data:`VERDICT_META`). Only
+      push-era clients receive it: the SDK's server drops ``_meta`` from a 2026-07-28 input
+      request (docs/gateway.md, "URL mode").
     - ``block_links``: a link whose verdict is *block* never reaches the person.
     - ``audit``: a JSON-lines record of every question and what became of it (answers
       redacted, links redacted: ``mcp_elicit.client.audit``).
