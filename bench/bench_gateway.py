@@ -97,9 +97,20 @@ def _rss_of(pid: int) -> int:
 
 
 @contextlib.contextmanager
-def gateway_http(url: str, upstream_era: str) -> Iterator[str]:
-    with http_server(command=[*GATEWAY, "--upstream-protocol", upstream_era, url]) as found:
+def gateway_http(url: str, upstream_era: str, *options: str) -> Iterator[str]:
+    command = [*GATEWAY, "--upstream-protocol", upstream_era, *options, url]
+    with http_server(command=command) as found:
         yield found
+
+
+# HELD calls from anonymous 2026-07-28 clients (one client to the caps): past the defaults.
+# A session per held call, and room for the lists the SDK's clients fetch meanwhile.
+HELD_CAPS = [
+    f"--max-held-calls={HELD}",
+    f"--max-held-calls-per-client={HELD}",
+    f"--max-upstream-sessions={2 * HELD}",
+    f"--max-upstream-sessions-per-client={2 * HELD}",
+]
 
 
 def round_trip_results(report: Report, repeats: int, loop_ms: float) -> None:
@@ -255,7 +266,7 @@ def memory_result(report: Report) -> None:
     with http_server() as url:
         server_pid = _pid_listening(url.rsplit(":", 1)[1].split("/")[0])
         direct, direct_s = _weigh(server_pid, url, "legacy", HELD)
-        with gateway_http(url, "2025-11-25") as via:
+        with gateway_http(url, "2025-11-25", *HELD_CAPS) as via:
             gateway_pid = _pid_listening(via.rsplit(":", 1)[1].split("/")[0])
             held, held_s = _weigh(gateway_pid, via, "auto", HELD)
     # The times: to leave one call pending, when HELD are started at once.

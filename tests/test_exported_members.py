@@ -103,9 +103,11 @@ EXPORTED: dict[str, list[str]] = {
         "schema_of",
     ],
     "mcp_elicit.gateway": [
+        "BearerTokens",
         "DEFAULT_HOLD_LIMIT",
         "Gateway",
         "LINK_WAIT",
+        "Limits",
         "Safeguards",
         "Upstream",
         "VERDICT_META",

@@ -203,6 +203,13 @@ USAGE_ERRORS = [
         "mcp-elicit gateway",
         "invalid choice: '1999'",
     ),
+    (["gateway", "--max-held-calls", "0", URL], "mcp-elicit gateway", "must be at least 1"),
+    (["gateway", "--token-file", "t", URL], "mcp-elicit gateway", "--token-file is for --http"),
+    (
+        ["gateway", "--http", "1", "--token-file", "/nonexistent/t", URL],
+        "mcp-elicit gateway",
+        "--token-file: cannot read /nonexistent/t",
+    ),
 ]
 
 

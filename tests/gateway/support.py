@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import mcp_types as types
+from pydantic import TypeAdapter
 
 from mcp_elicit.protocol import ElicitationModes
 from tests.served import Served
@@ -97,3 +98,26 @@ class ScriptedUpstream:
     ) -> dict[str, Any]:
         self.sent.append(dict(params or {}))
         return self.results.pop(0)
+
+
+# -- a 2026-07-28 client's rounds, sent by hand --------------------------------------------
+
+_RAW = TypeAdapter(dict[str, Any])
+
+
+async def send_round(
+    client: Any,
+    tool: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    state: str | None = None,
+    responses: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``tools/call`` on ``client`` (an ``mcp.Client`` on 2026-07-28) as one round: the raw
+    result, an ``InputRequiredResult`` left for the test to answer."""
+    params = types.CallToolRequestParams(
+        name=tool, arguments=arguments or {}, input_responses=responses, request_state=state
+    )
+    request = types.CallToolRequest(params=params)
+    result: dict[str, Any] = await client.session.send_request(request, _RAW)
+    return result

@@ -1,7 +1,8 @@
 """1,000 calls pending on questions through the gateway at once, each completing with its own
 answer: every question is held until all 1,000 have been asked, then each is answered with
 its call's own number. Both bridges: a 2025 server's held calls for a 2026-07-28 client, and a
-2026-07-28 server's rounds pushed to a 2025-11-25 client."""
+2026-07-28 server's rounds pushed to a 2025-11-25 client. One client holding a thousand calls
+is far past the default caps (``Limits``), so they are raised to fit."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 
-from mcp_elicit.gateway import Gateway
+from mcp_elicit.gateway import Gateway, Limits
 from mcp_elicit.server import Accepted, Elicitation, ask
 from mcp_elicit.server.keys import DeploymentKey
 from tests.server_support import Who
@@ -23,6 +24,13 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 CALLS = 1000
 ASKED = re.compile(r"Who is call (\d+) for\?")
+# A session per held call, and more for the lists the SDK's client fetches meanwhile.
+THOUSAND = Limits(
+    held_calls=CALLS,
+    held_calls_per_client=CALLS,
+    upstream_sessions=2 * CALLS,
+    upstream_sessions_per_client=2 * CALLS,
+)
 
 
 def numbered_server() -> MCPServer:
@@ -58,7 +66,7 @@ async def test_a_thousand_pending_calls_each_get_their_own_answer(
 
     results: dict[int, str] = {}
     async with (
-        Gateway(numbered_server(), upstream_protocol=upstream_era) as gateway,
+        Gateway(numbered_server(), upstream_protocol=upstream_era, limits=THOUSAND) as gateway,
         Client(gateway.server, mode=sdk_mode, elicitation_callback=answer) as client,
     ):
 

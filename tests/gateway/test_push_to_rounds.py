@@ -13,6 +13,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.gateway.bridge import Bridge
+from mcp_elicit.gateway.context import ANONYMOUS
 from mcp_elicit.gateway.held import HeldCall, HeldCalls
 from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.push_to_rounds import PushToRounds
@@ -44,8 +45,9 @@ def retry(state: str, responses: dict[str, Any] | None = None) -> Any:
 
 
 async def asking(way: PushToRounds) -> HeldCall:
-    """A held call whose server asked ``WHO`` (as ``q1``)."""
-    held = way.held.new()
+    """A held call of the (anonymous 2026-07-28) client's whose server asked ``WHO`` (as
+    ``q1``)."""
+    held = way.held.new(ANONYMOUS)
     way.tasks.start_soon(held.ask, WHO, {"message": "Who?"})
     await anyio.sleep(0.01)
     return held

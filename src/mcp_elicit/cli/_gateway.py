@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 import anyio
@@ -10,8 +11,27 @@ import anyio
 from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._running import server_of
 from mcp_elicit.client import AuditLog
-from mcp_elicit.gateway import DEFAULT_HOLD_LIMIT, LINK_WAIT, Gateway, Safeguards
+from mcp_elicit.gateway import (
+    DEFAULT_HOLD_LIMIT,
+    LINK_WAIT,
+    BearerTokens,
+    Gateway,
+    Limits,
+    Safeguards,
+)
 from mcp_elicit.i18n import _
+from mcp_elicit.revisions import Revision
+
+# The options that set a Limits field, by the field.
+_LIMIT_OPTIONS = {
+    "held_calls": "max_held_calls",
+    "held_calls_per_client": "max_held_calls_per_client",
+    "upstream_sessions": "max_upstream_sessions",
+    "upstream_sessions_per_client": "max_upstream_sessions_per_client",
+    "idle_session_close": "idle_session_close",
+    "question_bytes": "max_question_bytes",
+    "questions_per_call": "max_questions_per_call",
+}
 
 
 def run_gateway(args: argparse.Namespace) -> int:
@@ -26,6 +46,15 @@ def run_gateway(args: argparse.Namespace) -> int:
             raise UsageError(
                 _("--audit: cannot open {path}: {why}").format(path=args.audit, why=error.strerror)
             ) from None
+    tokens = _tokens(args)
+    limits = dataclasses.replace(
+        Limits(),
+        **{
+            field: getattr(args, option)
+            for field, option in _LIMIT_OPTIONS.items()
+            if getattr(args, option) is not None
+        },
+    )
     safeguards = Safeguards(
         validate_answers=not args.no_answer_check,
         url_verdicts=not args.no_url_verdicts,
@@ -41,18 +70,64 @@ def run_gateway(args: argparse.Namespace) -> int:
             hold_limit=args.hold_limit or DEFAULT_HOLD_LIMIT,
             link_wait=args.link_wait or LINK_WAIT,
             url_draft=args.url_draft,
+            limits=limits,
         )
     except ValueError as error:  # what the gateway refuses (headers for a stdio upstream)
         raise UsageError(str(error)) from None
     try:
-        anyio.run(_serve, gateway, args)
+        anyio.run(_serve, gateway, args, tokens)
     finally:
         if audit is not None:
             audit.close()
     return 0
 
 
-async def _serve(gateway: Gateway, args: argparse.Namespace) -> None:
+def _tokens(args: argparse.Namespace) -> BearerTokens | None:
+    if args.token_file is None:
+        return None
+    if args.http is None:
+        raise UsageError(_("--token-file is for --http (a stdio client is the one that ran it)"))
+    try:
+        return BearerTokens.read(args.token_file)
+    except OSError as error:
+        raise UsageError(
+            _("--token-file: cannot read {path}: {why}").format(
+                path=args.token_file, why=error.strerror
+            )
+        ) from None
+    except ValueError as error:  # no token, or a short one (the message names its line)
+        raise UsageError(
+            _("--token-file: {path}: {why}").format(path=args.token_file, why=error)
+        ) from None
+
+
+def _warnings(gateway: Gateway, args: argparse.Namespace, tokens: BearerTokens | None) -> None:
+    """What the operator should know before the first client comes, said once."""
+    if gateway.bridge.safeguards.url_verdicts:
+        print(
+            _(
+                "mcp-elicit gateway: warning: link verdicts reach 2025 clients only: for "
+                "{revision} clients the SDK's server strips _meta from input requests, so "
+                "io.github.mcp-elicit/url-verdict is lost. A {revision} host must check each "
+                "link itself (mcp-elicit's client does), or connect on 2025-11-25 to receive "
+                "the verdict; --no-url-verdicts silences this."
+            ).format(revision=Revision.V2026_07_28),
+            file=sys.stderr,
+        )
+    if args.http is not None and tokens is None:
+        print(
+            _(
+                "mcp-elicit gateway: warning: no --token-file: any process that can reach "
+                "port {port} can call the upstream through this gateway and answer the calls "
+                "it holds."
+            ).format(port=args.http),
+            file=sys.stderr,
+        )
+
+
+async def _serve(
+    gateway: Gateway, args: argparse.Namespace, tokens: BearerTokens | None = None
+) -> None:
     async with gateway:
         upstream = gateway.upstream
         kind = _("multi round-trip") if upstream.rounds else _("push")
@@ -62,12 +137,13 @@ async def _serve(gateway: Gateway, args: argparse.Namespace) -> None:
             ),
             file=sys.stderr,
         )
+        _warnings(gateway, args, tokens)
         if args.http is None:
             await gateway.serve_stdio()
             return
         import uvicorn
 
-        app = gateway.http_app(host=args.host)
+        app = gateway.http_app(host=args.host, tokens=tokens)
         print(
             _("mcp-elicit gateway: serving {url}").format(
                 url=f"http://{args.host}:{args.http}/mcp"

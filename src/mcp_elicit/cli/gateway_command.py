@@ -27,6 +27,18 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            _("not a whole number: {text}").format(text=repr(text))
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(_("must be at least 1"))
+    return value
+
+
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     gateway = commands.add_parser(
         "gateway",
@@ -92,6 +104,59 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "after a 2025 server's -32042, how long a {revision} client's retry waits for "
             "the server's completion notice before calling it again anyway (default 120)"
         ).format(revision=Revision.V2026_07_28),
+    )
+    gateway.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help=_(
+            "with --http, serve only clients that send 'Authorization: Bearer TOKEN' with a "
+            "token from FILE (one a line, each line a client of its own; 401 otherwise)"
+        ),
+    )
+    limits = gateway.add_argument_group(
+        _("caps and limits"),
+        _(
+            "Each call a 2025 server may ask holds an upstream session of its own (a process, "
+            "for a server run over stdio). Past a cap the call is refused with an error naming "
+            "it; a client is its bearer token or signed-in user, else its session, and all "
+            "{revision} clients without one are one client."
+        ).format(revision=Revision.V2026_07_28),
+    )
+    for option, default, text in (
+        ("--max-held-calls", 64, _("calls held for {revision} clients at once, in all")),
+        (
+            "--max-held-calls-per-client",
+            16,
+            _("calls held for {revision} clients at once, per client"),
+        ),
+        ("--max-upstream-sessions", 64, _("upstream sessions open at once, in all")),
+        (
+            "--max-upstream-sessions-per-client",
+            16,
+            _("upstream sessions one client may hold at once"),
+        ),
+        (
+            "--max-question-bytes",
+            131072,
+            _("the largest question or answer passed on, in bytes of JSON"),
+        ),
+        ("--max-questions-per-call", 32, _("the most questions one call may ask")),
+    ):
+        limits.add_argument(
+            option,
+            type=_count,
+            default=None,
+            metavar="N",
+            help=_("{what} (default {default})").format(
+                what=text.format(revision=Revision.V2026_07_28), default=default
+            ),
+        )
+    limits.add_argument(
+        "--idle-session-close",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help=_("close an upstream session left unused this long (default 60)"),
     )
     gateway.add_argument(
         "--url-draft",

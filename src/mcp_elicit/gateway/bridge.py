@@ -19,6 +19,11 @@ Rules:
 - An answer is read in the downstream's revision, checked against the question's schema
   before it goes anywhere, and written in the upstream's; one that does not fit is
   :class:`BadAnswer` (audited as ``invalid``) and never goes upstream.
+- Sizes are checked here too (:class:`~.limits.Limits`): a question larger than
+  ``question_bytes`` is never written for the client, an answer larger is never read
+  (:class:`~.limits.OverLimit`, naming the limit); so are the answers one retry carries
+  (:meth:`Bridge.responses`). How many questions one call asks is counted by each way
+  through (:meth:`Bridge.asked`), since only it knows where its call begins and ends.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from mcp_elicit.client.audit import AuditLog
 from mcp_elicit.forms import ConversionError, Form, InvalidSchema, Problem, convert
+from mcp_elicit.gateway.limits import Limits
 from mcp_elicit.i18n import current_language
 from mcp_elicit.protocol import (
     ElicitationModes,
@@ -82,7 +88,9 @@ class Safeguards:
     - ``validate_answers``: an answer that does not fit the question's schema never goes
       upstream: the call ends with an error naming the fields (a tool error for
       ``tools/call``), and the upstream's call is given up.
-    - ``url_verdicts``: attach each link's safety verdict (:data:`VERDICT_META`).
+    - ``url_verdicts``: attach each link's safety verdict (:data:`VERDICT_META`). Only
+      push-era clients receive it: the SDK's server drops ``_meta`` from a 2026-07-28 input
+      request (docs/gateway.md, "URL mode").
     - ``block_links``: a link whose verdict is *block* never reaches the person.
     - ``audit``: a JSON-lines record of every question and what became of it (answers
       redacted, links redacted: ``mcp_elicit.client.audit``).
@@ -106,9 +114,30 @@ class Carried:
 
 @dataclass(frozen=True, slots=True)
 class Bridge:
-    """The safeguards, applied between an upstream and a downstream revision."""
+    """The safeguards and the limits, applied between an upstream and a downstream
+    revision."""
 
     safeguards: Safeguards = Safeguards()
+    limits: Limits = field(default_factory=Limits)
+
+    def asked(self, count: int) -> None:
+        """The ``count``-th question of one call (or ``count`` in one round): ``OverLimit``
+        past ``questions_per_call``."""
+        self.limits.questions(count)
+
+    def links(self, requests: list[ElicitationRequest]) -> None:
+        """The links of an upstream's -32042 / -32604, all asked in one go: ``OverLimit``
+        for too many, or one too large."""
+        self.limits.questions(len(requests))
+        for request in requests:
+            self.limits.question_size(_as_json(request))
+
+    def responses(self, responses: Mapping[str, Any]) -> None:
+        """The answers one retry carries, before any is read: ``OverLimit`` for too many, or
+        one too large."""
+        self.limits.answers(len(responses))
+        for response in responses.values():
+            self.limits.answer_size(response)
 
     def question(self, request: ElicitationRequest, client: Peer) -> dict[str, Any] | None:
         """``request`` as ``elicitation/create`` params for ``client``; ``None`` for a link
@@ -128,7 +157,8 @@ class Bridge:
     ) -> dict[str, Any]:
         """``request`` as ``elicitation/create`` params for a client of ``revision`` that
         declared ``modes``, with no policy applied to its link. ``Refused`` when that client
-        cannot be asked it."""
+        cannot be asked it, ``OverLimit`` when it is too large to pass on."""
+        self.limits.question_size(_as_json(request))
         if not modes.allows(request.mode):
             raise Refused(
                 INVALID_REQUEST,
@@ -163,7 +193,9 @@ class Bridge:
     ) -> Carried:
         """The client's answer to ``request``, read in ``read_in``, checked against the
         question's schema, audited, and written for a server of ``write_in``. ``BadAnswer``
-        (audited as ``invalid``) when it does not fit."""
+        (audited as ``invalid``) when it does not fit; ``OverLimit`` when it is too large to
+        read."""
+        self.limits.answer_size(raw)
         try:
             answer = self._read_answer(raw, request, read_in)
         except BadAnswer as bad:
@@ -215,6 +247,17 @@ class Bridge:
     def _record(self, event: Mapping[str, Any]) -> None:
         if self.safeguards.audit is not None:
             self.safeguards.audit.record({"by": "gateway", **event})
+
+
+def _as_json(request: ElicitationRequest) -> dict[str, Any]:
+    """What of ``request`` is passed on, as JSON, to be measured before it is converted."""
+    return {
+        "message": request.message,
+        "requestedSchema": request.requested_schema,
+        "url": request.url,
+        "elicitationId": request.elicitation_id,
+        "_meta": request.meta,
+    }
 
 
 # A link is judged when the gateway decides whether to block it and again when it attaches

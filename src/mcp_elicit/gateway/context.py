@@ -1,5 +1,6 @@
 """What the gateway reads off a downstream client's request: who the client is (its revision
-and declared modes), who a link sent to it belongs to, and its params as they go upstream."""
+and declared modes, and whose caps it counts against), who a link sent to it belongs to, and
+its params as they go upstream."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.request_state import authenticated_principal
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit import _sdk
 from mcp_elicit.protocol.peers import Peer, peer_of
@@ -32,6 +34,24 @@ def declared(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any] | None:
 def owner_of(ctx: ServerRequestContext[Any, Any]) -> object:
     """Who a link sent in answer to ``ctx`` belongs to: the signed-in user, else the session."""
     return authenticated_principal(ctx) or _sdk.connection_of(ctx.session)
+
+
+ANONYMOUS = "anonymous"
+"""The client of a 2026-07-28 request with nobody signed in: such a request carries no session
+(the SDK builds a ``Connection`` for each one), so all of them are one client to the caps."""
+
+
+def client_of(ctx: ServerRequestContext[Any, Any]) -> object:
+    """Whom ``ctx`` counts against, for the per-client caps (:mod:`.limits`) and the held
+    calls it may answer (:mod:`.held`): the signed-in user (a bearer token of the gateway's,
+    or the SDK's OAuth) when there is one; else, for a handshake-era client, its session; else
+    :data:`ANONYMOUS`."""
+    principal = authenticated_principal(ctx)
+    if principal is not None:
+        return ("user", principal)
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return ANONYMOUS
+    return ("session", _sdk.connection_of(ctx.session))
 
 
 def forwarded(params: Mapping[str, Any] | None, *keep: str) -> dict[str, Any]:

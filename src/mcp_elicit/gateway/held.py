@@ -37,6 +37,16 @@ Moves:
   (:meth:`HeldCall.next_step`) the clock stops: the server may take as long as it likes to
   compute.
 
+Whose. A held call belongs to the client that made it (:func:`~.context.client_of`: the
+signed-in user, or the bearer token's, when there is one). The seal already binds the
+``requestState`` to that user; :meth:`HeldCall.question` checks again, and another client's
+retry is refused as :class:`Foreign`, which the caller answers exactly as it answers a forged
+state, so a state cannot be used to probe for calls.
+
+How many. :meth:`HeldCalls.new` refuses a call past the cap in all or the cap for its client
+(:class:`~.limits.OverLimit`, naming the cap) before anything is started upstream; a call
+counts until it is forgotten.
+
 A finished call is forgotten once a request has taken its outcome. Everything lives in this
 process's memory: held calls do not cross gateway instances (docs/gateway.md).
 """
@@ -51,6 +61,7 @@ from typing import Any, Literal
 
 import anyio
 
+from mcp_elicit.gateway.limits import Limits, cap_reached
 from mcp_elicit.protocol import ElicitationRequest
 
 State = Literal["running", "asking", "finished", "expired"]
@@ -62,6 +73,10 @@ person to find a password or finish a sign-in in a browser."""
 
 class Stale(Exception):
     """The retry names a question that is not the one the held call is waiting on."""
+
+
+class Foreign(Exception):
+    """The retry comes from another client than the one the held call was made by."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +105,7 @@ class HeldCall:
 
     limit: float
     clock: Callable[[], float] = time.monotonic
+    owner: object = None  # the client that made it (context.client_of)
     id: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     state: State = "running"
     asked: int = 0
@@ -128,16 +144,19 @@ class HeldCall:
 
     # -- the client side -----------------------------------------------------------------
 
-    def question(self, key: str) -> OpenQuestion:
-        """The question ``key``, if it is the one the call waits on (``Stale`` if not)."""
+    def question(self, key: str, owner: object = None) -> OpenQuestion:
+        """The question ``key``, asked of ``owner``, if it is the one the call waits on
+        (``Foreign`` if the call is another client's, ``Stale`` if the question is not)."""
+        if owner != self.owner:
+            raise Foreign("this call was made by another client")
         if self.state != "asking" or self.current is None or self.current.key != key:
             raise Stale(f"question {key!r} is not the one this call is waiting on")
         return self.current
 
-    def answer(self, key: str, answer: Any) -> None:
-        """Deliver the client's answer to question ``key`` (``Stale`` if it is not the one
-        waiting)."""
-        self.question(key)
+    def answer(self, key: str, answer: Any, owner: object = None) -> None:
+        """Deliver ``owner``'s answer to question ``key`` (``Foreign``, ``Stale``: as
+        :meth:`question`)."""
+        self.question(key, owner)
         self.current = None
         self._answer = answer
         self._move("running")
@@ -184,24 +203,46 @@ class HeldCall:
 
 
 class HeldCalls:
-    """The held calls of this gateway, by id."""
+    """The held calls of this gateway, by id, within ``limits``' caps."""
 
-    def __init__(self, limit: float = DEFAULT_HOLD_LIMIT) -> None:
+    def __init__(self, limit: float = DEFAULT_HOLD_LIMIT, limits: Limits | None = None) -> None:
         if limit <= 0:
             raise ValueError("the hold limit must be positive")
         self.limit = limit
+        self.limits = limits or Limits()
         self._calls: dict[str, HeldCall] = {}
+        self._by_owner: dict[object, int] = {}
 
-    def new(self) -> HeldCall:
-        call = HeldCall(self.limit)
+    def new(self, owner: object = None) -> HeldCall:
+        """A held call for ``owner``; ``OverLimit`` past the cap in all or ``owner``'s."""
+        limits = self.limits
+        if len(self._calls) >= limits.held_calls:
+            raise cap_reached("held_calls", limits.held_calls, "held calls", "--max-held-calls")
+        if self._by_owner.get(owner, 0) >= limits.held_calls_per_client:
+            raise cap_reached(
+                "held_calls_per_client",
+                limits.held_calls_per_client,
+                "held calls",
+                "--max-held-calls-per-client",
+            )
+        call = HeldCall(self.limit, owner=owner)
         self._calls[call.id] = call
+        self._by_owner[owner] = self._by_owner.get(owner, 0) + 1
         return call
 
     def get(self, call_id: str) -> HeldCall | None:
         return self._calls.get(call_id)
 
     def forget(self, call: HeldCall) -> None:
-        self._calls.pop(call.id, None)
+        if self._calls.pop(call.id, None) is None:
+            return
+        left = self._by_owner.pop(call.owner, 0) - 1
+        if left > 0:
+            self._by_owner[call.owner] = left
+
+    def held_for(self, owner: object) -> int:
+        """How many calls are held for ``owner`` now."""
+        return self._by_owner.get(owner, 0)
 
     def give_up(self, call: HeldCall) -> None:
         """Expire ``call`` now (its upstream call is cancelled) and forget it."""

@@ -8,7 +8,9 @@ Rules:
   upstream's revision, pushed to the client in the client's (:class:`.PushedQuestions`), and
   its answer goes back in the upstream's. A blocked link is answered ``cancel``.
 - An answer that does not fit never goes upstream: the call ends there (a tool error for
-  ``tools/call``), and the leased session, cut short mid-call, is closed.
+  ``tools/call``), and the leased session, cut short mid-call, is closed. So does a question
+  or an answer over a limit (:mod:`.limits`: too large, or past the call's count), the client
+  told which; the lease itself is refused past its caps.
 - -32042 / -32604 (the server needs links opened first) reach the client with their data:
   as they came when the two revisions agree, in the client's code when they do not (the
   URL-mode draft's -32604 and 2025-11-25's -32042), and, for a client whose revision has no
@@ -26,7 +28,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Refused
-from mcp_elicit.gateway.context import forwarded
+from mcp_elicit.gateway.context import client_of, forwarded
+from mcp_elicit.gateway.limits import OverLimit
 from mcp_elicit.gateway.pushing import PushedQuestions
 from mcp_elicit.gateway.upstream import Upstream, error_json
 from mcp_elicit.protocol import (
@@ -50,26 +53,33 @@ class PushToPush:
         self, ctx: ServerRequestContext[Any, Any], down: Peer, method: str
     ) -> dict[str, Any]:
         up = Revision(self.upstream.version)
-        bad_answers: list[BadAnswer] = []
+        ended: list[BadAnswer | OverLimit] = []
         scope = anyio.CancelScope()
+        count = 0
 
         async def asked(request: ElicitationRequest) -> dict[str, Any]:
+            nonlocal count
+            count += 1
             try:
+                self.pushed.bridge.asked(count)
                 carried = await self.pushed.ask(ctx, down, request, answer_in=up)
-            except BadAnswer as bad:  # never sent upstream: the call ends here
-                bad_answers.append(bad)
+            except (BadAnswer, OverLimit) as why:  # never sent on: the call ends here
+                ended.append(why)
                 scope.cancel()
-                raise MCPError(INVALID_PARAMS, str(bad)) from None
+                raise MCPError(INVALID_PARAMS, str(why)) from None
             return CANCEL if carried is None else carried.sent
 
-        async with self.upstream.lease(down.modes, asked) as connection:
+        async with self.upstream.lease(down.modes, asked, owner=client_of(ctx)) as connection:
             with scope:
                 try:
                     return await connection.request(method, forwarded(ctx.params))
                 except MCPError as error:
                     raise self.url_error_for(error, down, ctx) from None
             connection.spoiled = True  # given up mid-call
-        return bad_answers[0].result_for(method)
+        why = ended[0]
+        if isinstance(why, OverLimit):
+            raise why
+        return why.result_for(method)
 
     def url_error_for(
         self, error: MCPError, down: Peer, ctx: ServerRequestContext[Any, Any]
@@ -80,6 +90,7 @@ class PushToPush:
         requests = parse_url_required_error(raw)
         if requests is None:
             return error
+        self.pushed.bridge.links(requests)  # OverLimit: raised in its place
         if down.revision is None or not rules_for(down.revision).required_error_code:
             return Refused(
                 INVALID_REQUEST,

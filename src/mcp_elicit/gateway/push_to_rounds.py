@@ -14,7 +14,14 @@ Rules:
   never sent: the held call is given up and the client's call ends there. A retry without
   the answer is shown the same question again.
 - A retry for a call no longer held (it expired, or another gateway instance held it) is
-  refused (-32602): held calls live in this process's memory.
+  refused (-32602): held calls live in this process's memory. A retry from another client
+  than the call's (:func:`~.context.client_of`) gets the very error a forged state gets
+  (the SDK's boundary's), so that a state cannot tell one that is not yours from none.
+- Caps and limits (:mod:`.limits`): a first call past the held-call cap is refused before
+  anything starts upstream; a question too large, or one past the call's count, ends the
+  call (the upstream call cancelled) with the error naming the limit, and so do too many
+  links in a -32042; a retry with too many answers, or one too large, is refused and the
+  call goes on.
 - A question the client cannot be asked (a mode it did not declare, a schema its revision
   cannot express) is refused to the server, which decides what its call does then; a
   blocked link is answered ``cancel``.
@@ -38,8 +45,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
 from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Bridge
-from mcp_elicit.gateway.context import forwarded
-from mcp_elicit.gateway.held import CallEnded, HeldCall, HeldCalls, OpenQuestion, Stale
+from mcp_elicit.gateway.context import client_of, forwarded
+from mcp_elicit.gateway.held import CallEnded, Foreign, HeldCall, HeldCalls, OpenQuestion, Stale
+from mcp_elicit.gateway.limits import OverLimit
 from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.state import (
     HeldQuestion,
@@ -87,10 +95,12 @@ class PushToRounds:
             raise MCPError(INVALID_PARAMS, f"Invalid requestState: {invalid}") from None
         responses = params.get("inputResponses")
         responses = responses if isinstance(responses, Mapping) else {}
+        self.bridge.responses(responses)
+        owner = client_of(ctx)
         if isinstance(state, RequiredLinks):
             return await self._after_links(ctx, down, method, state, responses)
         if state is None:
-            held = self._start(down, method, forwarded(params))
+            held = self._start(down, method, forwarded(params), owner)
             return await self._next_step(held, down, method)
         found = self.held.get(state.call)
         if found is None:
@@ -100,7 +110,9 @@ class PushToRounds:
                 "another instance): call it again",
             )
         try:
-            question = found.question(state.key)
+            question = found.question(state.key, owner)
+        except Foreign:
+            raise foreign_state() from None
         except Stale:
             raise MCPError(
                 INVALID_PARAMS,
@@ -118,7 +130,7 @@ class PushToRounds:
             except BadAnswer as bad:  # never sent upstream: the held call is given up
                 self.held.give_up(found)
                 return bad.result_for(method)
-            found.answer(state.key, carried.sent)
+            found.answer(state.key, carried.sent, owner)
         return await self._next_step(found, down, method)
 
     async def _next_step(self, held: HeldCall, down: Peer, method: str) -> dict[str, Any]:
@@ -146,6 +158,7 @@ class PushToRounds:
         requests = parse_url_required_error(error_json(error))
         if requests is None:
             raise error
+        self.bridge.links(requests)
         links: dict[str, str | None] = {}
         asked: dict[str, Any] = {}
         for number, request in enumerate(requests, start=1):
@@ -176,11 +189,11 @@ class PushToRounds:
             for elicitation_id in required.links.values():
                 if elicitation_id:
                     await self.links.finished(elicitation_id)
-        held = self._start(down, method, forwarded(ctx.params))
+        held = self._start(down, method, forwarded(ctx.params), client_of(ctx))
         return await self._next_step(held, down, method)
 
-    def _start(self, down: Peer, method: str, params: dict[str, Any]) -> HeldCall:
-        held = self.held.new()
+    def _start(self, down: Peer, method: str, params: dict[str, Any], owner: object) -> HeldCall:
+        held = self.held.new(owner)  # OverLimit past a cap: nothing started
         self.tasks.start_soon(self._run, held, down, method, params)
         self.tasks.start_soon(self.held.expire_when_idle, held)
         return held
@@ -188,9 +201,16 @@ class PushToRounds:
     async def _run(self, held: HeldCall, down: Peer, method: str, params: dict[str, Any]) -> None:
         """The upstream call, from start to end; what the server asks is held for the
         client."""
+        over: list[OverLimit] = []
 
         async def asked(request: ElicitationRequest) -> dict[str, Any]:
-            shown = self.bridge.question(request, down)  # Refused to the server
+            try:
+                self.bridge.asked(held.asked + 1)
+                shown = self.bridge.question(request, down)  # Refused to the server
+            except OverLimit as limit:  # the call ends here, the client told why
+                over.append(limit)
+                scope.cancel()
+                raise
             if shown is None:
                 return CANCEL
             answer: dict[str, Any] = await held.ask(request, shown)
@@ -199,7 +219,8 @@ class PushToRounds:
         with anyio.CancelScope() as scope:
             held.cancel = scope.cancel  # an expired call is cancelled upstream
             try:
-                async with self.upstream.lease(down.modes, asked) as connection:
+                lease = self.upstream.lease(down.modes, asked, owner=held.owner)
+                async with lease as connection:
                     result = await connection.request(method, params)
                 held.finish(CallEnded(result=result))
             except MCPError as error:
@@ -208,6 +229,16 @@ class PushToRounds:
                 logger.warning("a held call failed: %s", error)
                 held.finish(CallEnded(error=MCPError(INTERNAL_ERROR, "The upstream call failed")))
         held.cancel = None
+        if over:
+            held.finish(CallEnded(error=over[0]))
+
+
+def foreign_state() -> MCPError:
+    """What a retry carrying another client's state is told: word for word what the SDK's
+    ``RequestStateBoundary`` tells a forged or expired one (``mcp.server.request_state``)."""
+    return MCPError(
+        INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"}
+    )
 
 
 def _accepted(response: Any) -> bool:

@@ -8,7 +8,9 @@ Rules:
   with the answers and the server's ``requestState``, untouched, until the server returns a
   result. The whole exchange is bounded by ``input_time_limit``.
 - An answer that does not fit never goes upstream: the call ends there (a tool error for
-  ``tools/call``). A blocked link is answered ``cancel``. An input request that is not
+  ``tools/call``). A blocked link is answered ``cancel``. A question too large, or one past
+  the call's count (every question pushed, over all its rounds), ends the call with the
+  error naming the limit (:mod:`.limits`); so does an answer too large. An input request that is not
   ``elicitation/create`` (the gateway carries no other) is an error.
 - 2026-07-28 has no ``elicitationId`` and no completion notice: a link stays open for as long
   as the server keeps asking for it (the same key, the same URL), and is done when it stops.
@@ -60,6 +62,7 @@ class RoundsToPush:
     ) -> dict[str, Any]:
         params = forwarded(ctx.params)
         links = _RoundLinks()
+        pushed = 0  # questions pushed to the person in this call, over all its rounds
         pause = 0.5
         with anyio.fail_after(self.input_time_limit):
             while True:
@@ -77,9 +80,10 @@ class RoundsToPush:
                 if parsed is None:
                     return result
                 try:
-                    responses, new = await self._answer_round(ctx, down, parsed, links)
+                    responses, new = await self._answer_round(ctx, down, parsed, links, pushed)
                 except BadAnswer as bad:  # never sent upstream: the rounds end here
                     return bad.result_for(method)
+                pushed += new
                 if not new:  # only links the person is still on: ask the server later
                     await anyio.sleep(pause)
                     pause = min(pause * 2, 5.0)
@@ -91,10 +95,12 @@ class RoundsToPush:
         down: Peer,
         parsed: InputRequired,
         links: _RoundLinks,
-    ) -> tuple[dict[str, Any], bool]:
-        """The round's answers, and whether the person was asked anything new."""
+        pushed: int,
+    ) -> tuple[dict[str, Any], int]:
+        """The round's answers, and how many new questions the person was asked (``pushed``
+        before this round)."""
         responses: dict[str, Any] = {}
-        new = False
+        new = 0
         for key, raw in parsed.input_requests.items():
             if raw.get("method") != ELICITATION_CREATE:
                 raise MCPError(
@@ -110,7 +116,8 @@ class RoundsToPush:
                     responses[key] = {"action": "accept"}
                     continue
                 request = links.named(key, request)
-            new = True
+            new += 1
+            self.pushed.bridge.asked(pushed + new)  # OverLimit: the rounds end here
             carried = await self.pushed.ask(ctx, down, request, answer_in=Revision.V2026_07_28)
             if carried is None:
                 responses[key] = CANCEL

@@ -15,6 +15,9 @@ Rules:
   its own state sealed).
 - A blocked link cannot be answered ``cancel`` for the person here (the client answers the
   server itself): the call ends with an error saying so.
+- Limits (:mod:`.limits`): a retry's answers are counted and measured before anything goes
+  upstream, and a round's questions after it comes back; over a limit, the request ends with
+  the error naming it. The client drives the rounds itself, so the count is per round.
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ class RoundsToRounds:
         params = forwarded(ctx.params, "inputResponses", "requestState")
         state = params.get("requestState")
         responses = params.get("inputResponses")
+        if isinstance(responses, Mapping):
+            self.bridge.responses(responses)
         asked = self._rounds.pop(_digest(state), None) if isinstance(state, str) else None
         if asked is not None and isinstance(responses, Mapping):
             checked = dict(responses)
@@ -75,6 +80,10 @@ class RoundsToRounds:
         parsed = parse_input_required_result(result)
         if parsed is None or isinstance(parsed, list):
             return result
+        self.bridge.asked(len(parsed.input_requests))
+        for key, raw in parsed.input_requests.items():
+            if key not in parsed.elicitations:  # relayed as they are: measured as they are
+                self.bridge.limits.question_size(raw)
         shown = dict(result.get("inputRequests") or {})
         questions: dict[str, ElicitationRequest] = {}
         for key, request in parsed.elicitations.items():

@@ -8,6 +8,10 @@ push-era calls for 2026-07-28 clients, the ``RequestStateBoundary`` that seals t
 ``requestState`` (its records: :mod:`.state`), bound to the method, the tool and its
 arguments, the user, and the hold limit. When the upstream itself speaks 2026-07-28, its
 ``requestState`` is passed through untouched and not sealed again.
+
+The caps and limits (:mod:`.limits`) are one :class:`~.limits.Limits`, shared by the held
+calls, the upstream sessions and the bridge. Streamable HTTP may require a bearer token
+(:mod:`.tokens`).
 """
 
 from __future__ import annotations
@@ -27,10 +31,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_elicit.client.connection import DEFAULT_INPUT_TIME_LIMIT
 from mcp_elicit.gateway.bridge import Bridge, Safeguards
 from mcp_elicit.gateway.calls import Calls
-from mcp_elicit.gateway.context import downstream_peer, forwarded, owner_of
+from mcp_elicit.gateway.context import client_of, downstream_peer, forwarded, owner_of
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT, HeldCalls
+from mcp_elicit.gateway.limits import Limits
 from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.push_to_rounds import LINK_WAIT
+from mcp_elicit.gateway.tokens import BearerTokens
 from mcp_elicit.gateway.upstream import Upstream
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
 from mcp_elicit.protocol.models import TrackParams
@@ -69,6 +75,9 @@ class Gateway:
     the URL-mode draft (SEP-1036), and serve its ``elicitation/track``. ``hold_limit``: how
     long a held call waits for a 2026-07-28 client to come back. ``input_time_limit``: how
     long one call may keep asking a push-era client through a 2026-07-28 upstream.
+    ``limits``: the caps on held calls and upstream sessions (in all and per client), when
+    idle upstream sessions are closed, and the size and count of questions
+    (:class:`~mcp_elicit.gateway.Limits`; it replaces a given ``Upstream``'s own).
     """
 
     def __init__(
@@ -83,16 +92,21 @@ class Gateway:
         input_time_limit: float = DEFAULT_INPUT_TIME_LIMIT,
         link_wait: float = LINK_WAIT,
         url_draft: bool = False,
+        limits: Limits | None = None,
     ) -> None:
+        self.limits = limits or Limits()
         if isinstance(upstream, Upstream):
             if upstream_protocol != "auto" or headers:
                 raise ValueError("give upstream_protocol and headers to the Upstream itself")
             self.upstream = upstream
+            self.upstream.limits = self.limits
         else:
-            self.upstream = Upstream(upstream, protocol=upstream_protocol, headers=headers)
+            self.upstream = Upstream(
+                upstream, protocol=upstream_protocol, headers=headers, limits=self.limits
+            )
         self.name = name
-        self.bridge = Bridge(safeguards or Safeguards())
-        self.held = HeldCalls(hold_limit)
+        self.bridge = Bridge(safeguards or Safeguards(), self.limits)
+        self.held = HeldCalls(hold_limit, self.limits)
         self.links = Links()
         self.input_time_limit = input_time_limit
         self.link_wait = link_wait
@@ -140,10 +154,13 @@ class Gateway:
         async with stdio_server() as (read, write):
             await self.server.run(read, write, self.server.create_initialization_options())
 
-    def http_app(self, **options: Any) -> Any:
+    def http_app(self, *, tokens: BearerTokens | None = None, **options: Any) -> Any:
         """The Streamable HTTP ASGI app (the SDK's; ``options`` as ``streamable_http_app``
-        takes them: ``host=`` for the allowed Host headers, ``stateless_http=``, ...)."""
-        return self.server.streamable_http_app(**options)
+        takes them: ``host=`` for the allowed Host headers, ``stateless_http=``, ...).
+        ``tokens``: serve only requests that send one of them as a bearer token
+        (:class:`~mcp_elicit.gateway.tokens.BearerTokens`; 401 otherwise)."""
+        app = self.server.streamable_http_app(**options)
+        return app if tokens is None else tokens.guard(app)
 
     def _build(self, calls: Calls) -> Server[Any]:
         info = self.upstream.server_info
@@ -183,7 +200,9 @@ class Gateway:
     def _plain(self, method: str) -> Handler:
         async def forward(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
             modes = downstream_peer(ctx, url_draft=self.url_draft).modes
-            result = await self.upstream.request(method, forwarded(ctx.params), modes)
+            result = await self.upstream.request(
+                method, forwarded(ctx.params), modes, owner=client_of(ctx)
+            )
             return completed(result, ctx.protocol_version)
 
         return forward

@@ -21,6 +21,13 @@ revision.
   the downstream client declared. A lease that ended cleanly goes back to the pool; one cut
   short (a held call that expired) is closed, since the server may still be mid-call on it.
 
+**How many.** Push-era sessions (each a process, for a stdio upstream) are capped
+(:class:`~.limits.Limits`): in all, counted from the moment one is asked for until it has
+ended, pooled ones included; and per client, the ones it has leased now. A lease past a cap
+is refused (:class:`~.limits.OverLimit`) before anything is spawned; in all, an idle pooled
+session is closed first to make room if there is one. A pooled session unused for
+``idle_session_close`` seconds is closed.
+
 Completion notices (``notifications/elicitation/complete``) name their elicitation, not their
 call, and may come after the call has ended; :attr:`Upstream.on_complete` receives them, from
 whichever session they arrive on.
@@ -31,6 +38,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -46,6 +54,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit import _sdk
 from mcp_elicit.client.connection import unpooled_http_client
+from mcp_elicit.gateway.limits import Limits, cap_reached
 from mcp_elicit.protocol import (
     NO_MODES,
     ElicitationModes,
@@ -94,6 +103,7 @@ class Connection:
     closed: anyio.Event = field(default_factory=anyio.Event)  # set to end the session
     ended: anyio.Event = field(default_factory=anyio.Event)  # set once it has ended
     spoiled: bool = False  # cut short mid-call: not to be reused
+    idle_since: float | None = None  # when it went back to the pool (None: leased, or main)
 
     @property
     def version(self) -> str:
@@ -128,6 +138,7 @@ class Upstream:
         headers: Mapping[str, str] | None = None,
         client_info: types.Implementation | None = None,
         idle_per_modes: int = IDLE_PER_MODES,
+        limits: Limits | None = None,
     ) -> None:
         if protocol not in UPSTREAM_CHOICES:
             choices = ", ".join(UPSTREAM_CHOICES)
@@ -141,6 +152,7 @@ class Upstream:
             name="mcp-elicit-gateway", version="1"
         )
         self.idle_per_modes = idle_per_modes
+        self.limits = limits or Limits()
         self.on_complete: Callable[[str], Awaitable[None]] | None = None
         self._idle: dict[ElicitationModes, list[Connection]] = {}
         self._main: Connection | None = None
@@ -148,6 +160,8 @@ class Upstream:
         self._stack: AsyncExitStack | None = None
         self._http: Any = None
         self.opened = 0  # sessions opened in all (the main one included)
+        self.sessions = 0  # push-era sessions asked for and not yet ended (main excluded)
+        self._leased: dict[object, int] = {}  # by client: the sessions it holds now
 
     async def __aenter__(self) -> Upstream:
         async with AsyncExitStack() as stack:
@@ -195,55 +209,123 @@ class Upstream:
     # -- sessions -------------------------------------------------------------------------
 
     async def request(
-        self, method: str, params: Mapping[str, Any] | None, modes: ElicitationModes
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        modes: ElicitationModes,
+        *,
+        owner: object = None,
     ) -> dict[str, Any]:
         """``method`` on behalf of a client that declared ``modes``: what a server lists may
         depend on it (a tool offered only to clients with elicitation). 2026-07-28: on the
-        main connection, declared in the request; push era: on a session declaring them."""
+        main connection, declared in the request; push era: on a session declaring them,
+        leased by ``owner``."""
         if self.rounds:
             async with _declaring(modes):
                 return await self.main.request(method, params)
-        async with self.lease(modes, _nobody_asks) as connection:
+        async with self.lease(modes, _nobody_asks, owner=owner) as connection:
             return await connection.request(method, params)
 
     @asynccontextmanager
     async def lease(
-        self, modes: ElicitationModes, asked: QuestionHandler
+        self, modes: ElicitationModes, asked: QuestionHandler, *, owner: object = None
     ) -> AsyncIterator[Connection]:
-        """A push-era session of its own for one call, declaring ``modes``; what it is asked
-        goes to ``asked``. Mark it ``spoiled`` to have it closed instead of reused."""
-        idle = self._idle.setdefault(modes, [])
-        connection = None
-        while idle and connection is None:
-            candidate = idle.pop()
-            connection = None if candidate.ended.is_set() else candidate
-        if connection is None:
-            connection = await self._open(modes)
-        connection.asked = asked
+        """A push-era session of its own for one call of ``owner``'s, declaring ``modes``;
+        what it is asked goes to ``asked``. Mark it ``spoiled`` to have it closed instead of
+        reused. ``OverLimit`` past a cap (the module's rules)."""
+        limits = self.limits
+        if self._leased.get(owner, 0) >= limits.upstream_sessions_per_client:
+            raise cap_reached(
+                "upstream_sessions_per_client",
+                limits.upstream_sessions_per_client,
+                "upstream sessions",
+                "--max-upstream-sessions-per-client",
+            )
+        self._leased[owner] = self._leased.get(owner, 0) + 1  # before any wait: races see it
         try:
-            yield connection
-        except MCPError:
-            raise  # the call ended with an error response: the session is fine
-        except BaseException:
-            connection.spoiled = True  # cut short (cancelled, or the session failed)
-            raise
+            connection = await self._take(modes)
+            connection.asked = asked
+            connection.idle_since = None
+            try:
+                yield connection
+            except MCPError:
+                raise  # the call ended with an error response: the session is fine
+            except BaseException:
+                connection.spoiled = True  # cut short (cancelled, or the session failed)
+                raise
+            finally:
+                connection.asked = None
+                idle = self._idle.setdefault(modes, [])
+                if connection.spoiled or len(idle) >= self.idle_per_modes:
+                    connection.closed.set()
+                elif not connection.ended.is_set():
+                    connection.idle_since = time.monotonic()
+                    idle.append(connection)
         finally:
-            connection.asked = None
-            if connection.spoiled or len(idle) >= self.idle_per_modes:
-                connection.closed.set()
-            elif not connection.ended.is_set():
-                idle.append(connection)
+            left = self._leased.pop(owner, 0) - 1
+            if left > 0:
+                self._leased[owner] = left
 
-    async def _open(self, modes: ElicitationModes) -> Connection:
+    async def _take(self, modes: ElicitationModes) -> Connection:
+        """A pooled session declaring ``modes``, else a new one within the cap in all (an
+        idle session of other modes closed to make room)."""
+        idle = self._idle.setdefault(modes, [])
+        while idle:
+            candidate = idle.pop()
+            if not (candidate.ended.is_set() or candidate.closed.is_set()):
+                return candidate
+        while self.sessions >= self.limits.upstream_sessions:
+            spare = self._oldest_idle()
+            if spare is None:
+                raise cap_reached(
+                    "upstream_sessions",
+                    self.limits.upstream_sessions,
+                    "upstream sessions",
+                    "--max-upstream-sessions",
+                )
+            spare.closed.set()
+            await spare.ended.wait()  # its place is free once it has ended
+        return await self._open(modes, pooled=True)
+
+    def _oldest_idle(self) -> Connection | None:
+        """The pooled session unused the longest, taken out of the pool."""
+        oldest: tuple[float, list[Connection], Connection] | None = None
+        for pool in self._idle.values():
+            for connection in pool:
+                since = connection.idle_since
+                if since is not None and (oldest is None or since < oldest[0]):
+                    oldest = (since, pool, connection)
+        if oldest is None:
+            return None
+        oldest[1].remove(oldest[2])
+        return oldest[2]
+
+    async def _open(self, modes: ElicitationModes, *, pooled: bool = False) -> Connection:
         assert self._tasks is not None
-        connection: Connection = await self._tasks.start(self._run, modes)
+        if pooled:
+            self.sessions += 1  # counted before the spawn, so that no race passes the cap
+        connection: Connection = await self._tasks.start(self._run, modes, pooled)
         return connection
 
     async def _run(
-        self, modes: ElicitationModes, *, task_status: anyio.abc.TaskStatus[Connection]
+        self,
+        modes: ElicitationModes,
+        pooled: bool,
+        *,
+        task_status: anyio.abc.TaskStatus[Connection],
     ) -> None:
         """One session, from connect to close, in a task of its own (the SDK client's task
-        groups must end in the task that began them)."""
+        groups must end in the task that began them). A ``pooled`` one is counted against
+        the cap until it has ended, and closed once idle too long."""
+        try:
+            await self._session(modes, pooled, task_status)
+        finally:
+            if pooled:
+                self.sessions -= 1
+
+    async def _session(
+        self, modes: ElicitationModes, pooled: bool, task_status: anyio.abc.TaskStatus[Connection]
+    ) -> None:
         target = self.target
         if isinstance(target, str):
             target = streamable_http_client(target, http_client=self._http)
@@ -257,6 +339,8 @@ class Upstream:
             cache=None,
         )
         connection = Connection(client, modes)
+        if pooled:  # idle until leased: one its caller gave up on before it started is reclaimed
+            connection.idle_since = time.monotonic()
         client.hooks = _Hooks(connection, protocol)
         try:
             async with client:
@@ -268,9 +352,28 @@ class Upstream:
                     )
                 self.opened += 1
                 task_status.started(connection)
-                await connection.closed.wait()
+                if pooled:
+                    await self._until_closed_or_idle(connection)
+                else:
+                    await connection.closed.wait()
         finally:
             connection.ended.set()
+
+    async def _until_closed_or_idle(self, connection: Connection) -> None:
+        """Return once ``connection`` is closed, or has sat in the pool for
+        ``idle_session_close`` seconds (then it is taken out and closed)."""
+        close_after = self.limits.idle_session_close
+        while not connection.closed.is_set():
+            since = connection.idle_since
+            wait = close_after if since is None else since + close_after - time.monotonic()
+            if wait <= 0:
+                for pool in self._idle.values():
+                    if connection in pool:
+                        pool.remove(connection)
+                connection.closed.set()
+                return
+            with anyio.move_on_after(wait):
+                await connection.closed.wait()
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ElicitCompleteNotification):
