@@ -43,6 +43,8 @@ from mcp_elicit.client.token_file import TokenFile
 from mcp_elicit.server.oauth import JwtVerifier, protected_resource
 from mcp_elicit.urls import UrlPolicy
 from tests.browser_support import chromium
+from tests.cli.support import environment
+from tests.client_support import redirect_target
 from tests.oidc_support import Provider, consent, sign_in, start_provider, wait_until_expired
 from tests.server_support import serve_on_loopback
 
@@ -352,9 +354,6 @@ async def test_mcp_elicit_call_signs_in_with_consent_given_ahead_and_keeps_token
 ) -> None:
     """``--sign-in yes``: the script consents ahead; the browser (``$BROWSER``, here a script
     that hands the redirect file to Chromium) still has to finish the sign-in."""
-    from tests.cli.test_as_a_process import environment
-    from tests.client.test_opening import redirect_target
-
     opened = tmp_path / "opened.txt"
     browser_script = tmp_path / "browser.sh"
     browser_script.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(opened))}\n')

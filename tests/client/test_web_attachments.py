@@ -38,7 +38,7 @@ from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.client.web.app import MAX_ANSWER_BODY, MAX_BODY
 from mcp_elicit.forms import Form
 from tests.browser_support import screenshot
-from tests.client.test_web_browser import browser_context, current_heading, no_serious_violations
+from tests.client.web_support import browser_context, current_heading, no_serious_violations
 from tests.client_support import booking_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
