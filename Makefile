@@ -20,8 +20,11 @@ $(UV):
 	$(PYTHON) -m venv $(BOOT)
 	$(BOOT)/bin/pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
 
+# --compile-bytecode: the machines set PYTHONDONTWRITEBYTECODE, so without it every Python
+# process the tests start (hundreds of servers and commands) compiles the SDK and its
+# dependencies from source again: about 1.3 s of CPU each, once here instead.
 $(VENV)/.synced: $(UV) uv.lock pyproject.toml
-	$(UV) sync --frozen --python $(PYTHON)
+	$(UV) sync --frozen --compile-bytecode --python $(PYTHON)
 	touch $@
 
 # The real Node peers the tests talk to (Node 22, server-everything, the conformance suite)
@@ -93,8 +96,14 @@ zh-locale:
 	  echo "make zh-locale: the zh_CN.UTF-8 locale is missing; generate it (localedef -i zh_CN -f UTF-8 zh_CN.UTF-8)" >&2; \
 	  exit 1; }
 
+# The tests run in parallel processes (pytest-xdist): most of their time is spent waiting on
+# servers, browsers and terminals they start, so PYTEST_WORKERS may exceed the cores; tests
+# that must not overlap share an xdist_group (--dist loadgroup keeps each group on one worker).
+# Serially, for debugging: make pytest PYTEST_ARGS=-n0
+PYTEST_WORKERS ?= 4
+PYTEST_ARGS ?= -n $(PYTEST_WORKERS) --dist loadgroup
 pytest: setup peers browser nginx zh-locale
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 

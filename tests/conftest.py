@@ -25,6 +25,19 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 DATA = Path(__file__).parent / "data"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _state_of_this_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Where mcp-elicit keeps its state when a test does not say (``XDG_STATE_HOME``: the key
+    file, the stdio servers' logs, redirect files, sign-in tokens): a folder of this pytest
+    process, not the real ``~/.local/state``. The xdist workers of one run, and other runs on
+    the same machine, would otherwise append to the same server logs and read each other's
+    lines, and a run would leave files in the home folder. A test that cares sets its own."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture
 def data_dir() -> Path:
     return DATA
