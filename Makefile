@@ -20,11 +20,8 @@ $(UV):
 	$(PYTHON) -m venv $(BOOT)
 	$(BOOT)/bin/pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
 
-# --compile-bytecode: the machines set PYTHONDONTWRITEBYTECODE, so without it every Python
-# process the tests start (hundreds of servers and commands) compiles the SDK and its
-# dependencies from source again: about 1.3 s of CPU each, once here instead.
 $(VENV)/.synced: $(UV) uv.lock pyproject.toml
-	$(UV) sync --frozen --compile-bytecode --python $(PYTHON)
+	$(UV) sync --frozen --python $(PYTHON)
 	touch $@
 
 # The real Node peers the tests talk to (Node 22, server-everything, the conformance suite)
@@ -102,8 +99,14 @@ zh-locale:
 # Serially, for debugging: make pytest PYTEST_ARGS=-n0
 PYTEST_WORKERS ?= 4
 PYTEST_ARGS ?= -n $(PYTEST_WORKERS) --dist loadgroup
+# Bytecode: the machines set PYTHONDONTWRITEBYTECODE, under which every xdist worker rewrites
+# the asserts of every test module again (half of its collection) and every Python process the
+# tests start (hundreds of servers and commands) compiles the SDK from source again (over a
+# second of CPU each). For the tests it is lifted, the caches kept in .pycache/ rather than
+# beside the sources (PYTHONPYCACHEPREFIX, as bench/ does).
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/.pycache
 pytest: setup peers browser nginx zh-locale
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 
@@ -111,7 +114,7 @@ test: lint typecheck pytest
 # under a minute, with nothing to install beyond the virtual environment.
 FAST := not (browser or tmux or node or services or slow)
 test-fast: setup
-	$(PY) -m pytest -q -m "$(FAST)"
+	$(TEST_ENV) $(PY) -m pytest -q -m "$(FAST)"
 
 # The official conformance suite against examples/conformance_server.py and
 # examples/conformance_client.py (also part of `make test`).
@@ -144,4 +147,4 @@ fuzz: setup
 	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS) $(if $(FUZZ_TARGETS),--targets $(FUZZ_TARGETS))
 
 clean:
-	rm -rf $(VENV) $(BOOT) $(PEERS)/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(BOOT) $(PEERS)/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis .pycache
