@@ -301,8 +301,10 @@ async def test_findings_about_the_request_are_shown_with_the_form_and_links_stay
 
 async def test_a_question_the_server_gives_up_on_leaves_the_page() -> None:
     async with hosting() as host, browser_context() as context:
-        call = host.call("impatient")
+        # The page is open before the question comes: opening a page can take longer than
+        # the server's patience on a busy machine, and the question would be gone unseen.
         page = await open_page(context, host)
+        call = host.call("impatient")
         await expect(await current_heading(page)).to_have_text("Quick, before I give up!")
         assert await call.result() == "gave up"
         await expect(await current_heading(page)).to_have_text("Nothing to answer right now")
