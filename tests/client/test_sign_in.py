@@ -188,7 +188,11 @@ async def test_alice_signs_in_once_and_her_tokens_are_kept_owner_only_and_sealed
             assert prompt.verdict.display_host is not None
             assert prompt.verdict.display_host.ascii == "127.0.0.1"
             assert alice.opened == [prompt.url]
-            # The provider sent her browser back to our loopback listener.
+            # The provider sent her browser back to our loopback listener. (The call can return
+            # before the browser's task has seen its page load: on a busy machine it had not.)
+            with anyio.fail_after(30):
+                while not alice.landed:
+                    await anyio.sleep(0.05)
             [landed] = alice.landed
             assert landed.startswith("http://127.0.0.1:") and "/callback?" in landed
 
