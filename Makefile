@@ -95,7 +95,8 @@ zh-locale:
 
 # The tests run in parallel processes (pytest-xdist): most of their time is spent waiting on
 # servers, browsers and terminals they start, so PYTEST_WORKERS may exceed the cores; tests
-# that must not overlap share an xdist_group (--dist loadgroup keeps each group on one worker).
+# that must not overlap would share an xdist_group (--dist loadgroup keeps a group on one
+# worker; none needs one today: ports, stores, files and tmux sockets are each test's own).
 # Serially, for debugging: make pytest PYTEST_ARGS=-n0
 PYTEST_WORKERS ?= 4
 PYTEST_ARGS ?= -n $(PYTEST_WORKERS) --dist loadgroup
