@@ -93,8 +93,21 @@ zh-locale:
 	  echo "make zh-locale: the zh_CN.UTF-8 locale is missing; generate it (localedef -i zh_CN -f UTF-8 zh_CN.UTF-8)" >&2; \
 	  exit 1; }
 
+# The tests run in parallel processes (pytest-xdist): most of their time is spent waiting on
+# servers, browsers and terminals they start, so PYTEST_WORKERS may exceed the cores; tests
+# that must not overlap would share an xdist_group (--dist loadgroup keeps a group on one
+# worker; none needs one today: ports, stores, files and tmux sockets are each test's own).
+# Serially, for debugging: make pytest PYTEST_ARGS=-n0
+PYTEST_WORKERS ?= 4
+PYTEST_ARGS ?= -n $(PYTEST_WORKERS) --dist loadgroup
+# Bytecode: the machines set PYTHONDONTWRITEBYTECODE, under which every xdist worker rewrites
+# the asserts of every test module again (half of its collection) and every Python process the
+# tests start (hundreds of servers and commands) compiles the SDK from source again (over a
+# second of CPU each). For the tests it is lifted, the caches kept in .pycache/ rather than
+# beside the sources (PYTHONPYCACHEPREFIX, as bench/ does).
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/.pycache
 pytest: setup peers browser nginx zh-locale
-	$(PY) -m pytest
+	$(TEST_ENV) $(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 
@@ -102,7 +115,7 @@ test: lint typecheck pytest
 # under a minute, with nothing to install beyond the virtual environment.
 FAST := not (browser or tmux or node or services or slow)
 test-fast: setup
-	$(PY) -m pytest -q -m "$(FAST)"
+	$(TEST_ENV) $(PY) -m pytest -q -m "$(FAST)"
 
 # The official conformance suite against examples/conformance_server.py and
 # examples/conformance_client.py (also part of `make test`).
@@ -135,4 +148,4 @@ fuzz: setup
 	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS) $(if $(FUZZ_TARGETS),--targets $(FUZZ_TARGETS))
 
 clean:
-	rm -rf $(VENV) $(BOOT) $(PEERS)/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(BOOT) $(PEERS)/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis .pycache

@@ -1,8 +1,12 @@
-"""Servers and renderers for the client tests (in-process, official SDK)."""
+"""Servers and renderers for the client tests (in-process, official SDK), and where the redirect
+file the client hands a browser sends it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from html import unescape
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
@@ -111,4 +115,21 @@ class RecordingRenderer:
         self.notices.append(notice)
 
 
-__all__ = ["Accept", "Cancel", "RecordingRenderer", "booking_server", "raw_elicit"]
+_REFRESH = re.compile(r'<meta http-equiv="refresh" content="0;url=([^"]*)">')
+
+
+def redirect_target(path: Path) -> str:
+    """Where a redirect file sends the browser."""
+    found = _REFRESH.search(path.read_text(encoding="utf-8"))
+    assert found is not None, path.read_text(encoding="utf-8")
+    return unescape(found.group(1))
+
+
+__all__ = [
+    "Accept",
+    "Cancel",
+    "RecordingRenderer",
+    "booking_server",
+    "raw_elicit",
+    "redirect_target",
+]

@@ -25,6 +25,39 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 DATA = Path(__file__).parent / "data"
 
 
+# The longest tests, started first: under pytest-xdist each worker takes tests in collection
+# order, so a test of several minutes collected late (test_compat_matrix.py sorts after
+# most folders) ends the run minutes after every other worker has finished. Measured in a
+# parallel run (make pytest): each of these takes one to several minutes.
+LONGEST_FIRST = (
+    "tests/test_compat_matrix.py",  # every check against every column
+    "tests/client/test_http.py",  # 1,000 elicitations pending at once
+    "tests/gateway/test_many.py",  # a thousand pending calls through the gateway
+    "tests/check/",  # mcp-elicit check, a process per check
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        found = (i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix))
+        return next(found, len(LONGEST_FIRST))
+
+    items.sort(key=rank)  # stable: the order within each part stays as collected
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _state_of_this_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Where mcp-elicit keeps its state when a test does not say (``XDG_STATE_HOME``: the key
+    file, the stdio servers' logs, redirect files, sign-in tokens): a folder of this pytest
+    process, not the real ``~/.local/state``. The xdist workers of one run, and other runs on
+    the same machine, would otherwise append to the same server logs and read each other's
+    lines, and a run would leave files in the home folder. A test that cares sets its own."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture
 def data_dir() -> Path:
     return DATA

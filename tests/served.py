@@ -21,14 +21,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from tests import markers
+from tests.ports import free_port
 
 START_TIMEOUT = 60.0  # a Python server on a busy two-core machine
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Served:

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.paths import EXAMPLES, SRC
+from tests.cli.support import environment
+from tests.paths import EXAMPLES
 
 pytestmark = pytest.mark.slow
 
@@ -21,20 +22,6 @@ NO_PERSON = (
     "mcp-elicit: no terminal and no --answers file: any question the server asks will be "
     "cancelled (no-person)"
 )
-
-
-def environment(tmp_path: Path, *, unbuffered: bool | None = None) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-        "PYTHONIOENCODING": "utf-8",
-        "XDG_STATE_HOME": str(tmp_path / "state"),  # where a stdio server's log goes
-    }
-    if unbuffered is not None:  # else as it is here
-        env.pop("PYTHONUNBUFFERED", None)
-        if unbuffered:
-            env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 def write(tmp_path: Path, name: str, value: Any) -> str:

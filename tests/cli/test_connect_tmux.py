@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.test_opening import redirect_target
+from tests.client_support import redirect_target
 from tests.peers import missing
 from tests.tmux_pane import Pane
 

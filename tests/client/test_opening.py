@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -21,7 +20,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from html import unescape
 from pathlib import Path
 
 import pytest
@@ -30,6 +28,7 @@ from mcp_elicit.client import opening
 from mcp_elicit.client.audit import AuditLog
 from mcp_elicit.client.opening import links_directory, write_redirect
 from tests import markers
+from tests.client_support import redirect_target
 
 FLOW = "F-0b9a2f4c3d8e6f5a4b3c2d1e0f7c1d4e"
 LINK = f"https://pages.example.com/elicit/flows/{FLOW}?step=1&x=<\"'>"
@@ -37,14 +36,6 @@ TOKEN = "tOkEn-Qm9vZ2xlLXNlY3JldC1wYXRoLTI1Ni1iaXRzLXJhbmRvbQ"
 PAGE = f"http://127.0.0.1:51234/{TOKEN}/"
 
 NOBODY = 65534
-_REFRESH = re.compile(r'<meta http-equiv="refresh" content="0;url=([^"]*)">')
-
-
-def redirect_target(path: Path) -> str:
-    """Where a redirect file sends the browser."""
-    found = _REFRESH.search(path.read_text(encoding="utf-8"))
-    assert found is not None, path.read_text(encoding="utf-8")
-    return unescape(found.group(1))
 
 
 @pytest.fixture

@@ -43,6 +43,8 @@ from mcp_elicit.client.token_file import TokenFile
 from mcp_elicit.server.oauth import JwtVerifier, protected_resource
 from mcp_elicit.urls import UrlPolicy
 from tests.browser_support import chromium
+from tests.cli.support import environment
+from tests.client_support import redirect_target
 from tests.oidc_support import Provider, consent, sign_in, start_provider, wait_until_expired
 from tests.server_support import serve_on_loopback
 
@@ -186,7 +188,11 @@ async def test_alice_signs_in_once_and_her_tokens_are_kept_owner_only_and_sealed
             assert prompt.verdict.display_host is not None
             assert prompt.verdict.display_host.ascii == "127.0.0.1"
             assert alice.opened == [prompt.url]
-            # The provider sent her browser back to our loopback listener.
+            # The provider sent her browser back to our loopback listener. (The call can return
+            # before the browser's task has seen its page load: on a busy machine it had not.)
+            with anyio.fail_after(30):
+                while not alice.landed:
+                    await anyio.sleep(0.05)
             [landed] = alice.landed
             assert landed.startswith("http://127.0.0.1:") and "/callback?" in landed
 
@@ -352,9 +358,6 @@ async def test_mcp_elicit_call_signs_in_with_consent_given_ahead_and_keeps_token
 ) -> None:
     """``--sign-in yes``: the script consents ahead; the browser (``$BROWSER``, here a script
     that hands the redirect file to Chromium) still has to finish the sign-in."""
-    from tests.cli.test_as_a_process import environment
-    from tests.client.test_opening import redirect_target
-
     opened = tmp_path / "opened.txt"
     browser_script = tmp_path / "browser.sh"
     browser_script.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(opened))}\n')

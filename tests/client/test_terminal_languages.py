@@ -35,7 +35,7 @@ from mcp_elicit.forms import Form, Problem
 from mcp_elicit.i18n import _, format_date, format_datetime, language
 from mcp_elicit.i18n.catalogs import forget_catalogs
 from mcp_elicit.urls import check_url
-from tests.client.test_terminal import (
+from tests.client.terminal_support import (
     BACKSPACE,
     ESC,
     SCHEMA,

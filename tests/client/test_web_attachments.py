@@ -38,7 +38,7 @@ from mcp_elicit.client.web import WebRenderer
 from mcp_elicit.client.web.app import MAX_ANSWER_BODY, MAX_BODY
 from mcp_elicit.forms import Form
 from tests.browser_support import screenshot
-from tests.client.test_web_browser import browser_context, current_heading, no_serious_violations
+from tests.client.web_support import browser_context, current_heading, no_serious_violations
 from tests.client_support import booking_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
@@ -96,9 +96,15 @@ class Asked:
 
 @asynccontextmanager
 async def asking(*prompts: FormPrompt) -> AsyncIterator[tuple[WebRenderer, list[Asked]]]:
-    """A running renderer asked ``prompts``, each answer recorded as the renderer gives it."""
+    """A running renderer asked ``prompts``, each answer recorded as the renderer gives it.
+
+    Several tests here play the page with plain HTTP, which keeps no request open, so the
+    renderer takes the page for closed and cancels what it showed after ``closed_after``
+    (5 s by default): on a busy machine posting megabytes of attachments took longer. These
+    tests are not about that (tests/client/test_web_browser.py closes a real page), so the
+    grace is long."""
     async with (
-        WebRenderer(opener=None, announce=None) as renderer,
+        WebRenderer(opener=None, announce=None, closed_after=120.0) as renderer,
         anyio.create_task_group() as tasks,
     ):
         asked = [Asked() for _ in prompts]

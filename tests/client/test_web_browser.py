@@ -15,8 +15,7 @@ import shlex
 import shutil
 import sys
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -32,13 +31,22 @@ from playwright.async_api import expect
 from mcp_elicit.client import Accept, Decision, ElicitationHandler, ElicitingClient, UrlPrompt
 from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.web import WebRenderer
-from mcp_elicit.forms import Form, Problem, schema_of
+from mcp_elicit.forms import Problem
 from mcp_elicit.server import Accepted, Cancelled, Declined
 from mcp_elicit.urls import check_url
-from tests.browser_support import chromium, screenshot, serious_violations
+from tests.browser_support import screenshot
 from tests.client.held_support import LINK as HELD_LINK
 from tests.client.held_support import HeldServer
-from tests.client.test_opening import redirect_target
+from tests.client.web_support import (
+    FORM,
+    browser_context,
+    current_heading,
+    hosting,
+    no_serious_violations,
+    open_page,
+    recording_links,
+)
+from tests.client_support import redirect_target
 from tests.peer_servers.every_field_server import (
     BLOCKED,
     EVERYTHING,
@@ -46,19 +54,13 @@ from tests.peer_servers.every_field_server import (
     SERVER_NAME,
     TERMS,
     Country,
-    EveryFieldServer,
-    Everything,
     Extra,
     Room,
-    build,
 )
 from tests.peers import missing
 from tests.tmux_pane import Pane
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
-
-VIEWPORT = {"width": 1000, "height": 900}
-FORM = Form.from_schema(schema_of(Everything))
 
 
 def message_for(name: str, typed: str) -> str:
@@ -69,99 +71,6 @@ def message_for(name: str, typed: str) -> str:
 
 
 # -- the host, the server and the person ------------------------------------------------------
-
-
-@dataclass
-class Call:
-    tool: str
-    done: anyio.Event = field(default_factory=anyio.Event)
-    text: str | None = None
-
-    async def result(self, timeout: float = 15.0) -> str:
-        with anyio.fail_after(timeout):
-            await self.done.wait()
-        assert self.text is not None
-        return self.text
-
-
-@dataclass
-class Host:
-    made: EveryFieldServer
-    renderer: WebRenderer
-    client: ElicitingClient
-    tasks: anyio.abc.TaskGroup
-    opened: list[str]
-
-    def call(self, tool: str, arguments: dict[str, Any] | None = None) -> Call:
-        call = Call(tool)
-
-        async def run() -> None:
-            result = await self.client.call_tool(tool, arguments or {})
-            call.text = "\n".join(getattr(c, "text", "") for c in result.content)
-            call.done.set()
-
-        self.tasks.start_soon(run)
-        return call
-
-
-@asynccontextmanager
-async def hosting(
-    protocol: str = "2025-11-25", *, closed_after: float = 5.0, language: str | None = None
-) -> AsyncIterator[Host]:
-    made = build()
-    opened: list[str] = []
-    async with WebRenderer(
-        opener=opened.append, announce=None, closed_after=closed_after, language=language
-    ) as renderer:
-        # The page opens links itself, from the person's click: the handler, given an opener
-        # that records into the same list, must not call it (WebRenderer.opens_links).
-        handler = ElicitationHandler(renderer, opener=opened.append)
-        async with (
-            ElicitingClient(made.server, handler, protocol=protocol) as client,
-            anyio.create_task_group() as tasks,
-        ):
-            yield Host(made, renderer, client, tasks, opened)
-            tasks.cancel_scope.cancel()
-
-
-@asynccontextmanager
-async def browser_context(*, csp: bool = False, **options: Any) -> AsyncIterator[Any]:
-    """A fresh browser. axe-core goes in as an inline script, which the page's own policy
-    (rightly) refuses, so by default the policy is bypassed; ``csp=True`` enforces it, for
-    the tests that show the page works under it."""
-    async with chromium() as browser:
-        options = {"viewport": VIEWPORT, **options}
-        context = await browser.new_context(bypass_csp=not csp, **options)
-        # A script error or a refused resource would leave a page that only looks right.
-        errors: list[str] = []
-        context.on("weberror", lambda error: errors.append(str(error.error)))
-        context.on(
-            "console",
-            lambda message: (
-                errors.append(message.text) if "Content Security Policy" in message.text else None
-            ),
-        )
-        try:
-            yield context
-        finally:
-            await context.close()
-        assert errors == []
-
-
-async def open_page(context: Any, host: Host) -> Any:
-    page = await context.new_page()
-    await page.goto(host.renderer.url)
-    return page
-
-
-async def no_serious_violations(page: Any) -> None:
-    assert await serious_violations(page) == []
-
-
-async def current_heading(page: Any) -> Any:
-    heading = page.locator("#prompt-heading")
-    await expect(heading).to_be_visible()
-    return heading
 
 
 # -- a form with every kind of field ------------------------------------------------------------
@@ -392,8 +301,10 @@ async def test_findings_about_the_request_are_shown_with_the_form_and_links_stay
 
 async def test_a_question_the_server_gives_up_on_leaves_the_page() -> None:
     async with hosting() as host, browser_context() as context:
-        call = host.call("impatient")
+        # The page is open before the question comes: opening a page can take longer than
+        # the server's patience on a busy machine, and the question would be gone unseen.
         page = await open_page(context, host)
+        call = host.call("impatient")
         await expect(await current_heading(page)).to_have_text("Quick, before I give up!")
         assert await call.result() == "gave up"
         await expect(await current_heading(page)).to_have_text("Nothing to answer right now")
@@ -458,27 +369,6 @@ async def test_closing_the_page_cancels_what_it_showed_and_the_next_question_reo
 
 
 # -- links (URL mode) ---------------------------------------------------------------------------
-
-
-@asynccontextmanager
-async def recording_links(context: Any) -> AsyncIterator[list[str]]:
-    """Every request the browser makes; the link's site is played by a stub (no network)."""
-    seen: list[str] = []
-
-    async def route(r: Any) -> None:
-        url = r.request.url
-        seen.append(url)
-        if urlsplit(url).hostname == "127.0.0.1":
-            await r.continue_()
-        elif url == LINK:
-            await r.fulfill(
-                content_type="text/html", body="<!doctype html><title>Sign in</title><p>stub"
-            )
-        else:
-            await r.abort()
-
-    await context.route("**/*", route)
-    yield seen
 
 
 async def test_link_consent_shows_url_domain_and_warnings_and_opens_only_on_click() -> None:

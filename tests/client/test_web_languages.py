@@ -26,7 +26,7 @@ from mcp_elicit.i18n import _, language
 from mcp_elicit.urls import check_url
 from tests import i18n_support
 from tests.browser_support import screenshot
-from tests.client.test_web_browser import (
+from tests.client.web_support import (
     FORM,
     browser_context,
     current_heading,

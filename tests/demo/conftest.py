@@ -1,4 +1,4 @@
-"""The demo as a person runs it, in tmux: the ``demo`` fixture (see ``test_demo.Demo``)."""
+"""The demo as a person runs it, in tmux: the ``demo`` fixture (see ``tests.demo.support.Demo``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.demo.test_demo import Demo
+from tests.demo.support import Demo
 from tests.peers import missing
 
 

@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from mcp_elicit.i18n import _, language
-from tests.demo.test_demo import Demo, fingerprint
+from tests.demo.support import Demo, fingerprint
 from tests.peer_servers.secret_server import browser
 from tests.peers import missing
 from tests.tmux_pane import Pane

@@ -19,7 +19,7 @@ import pytest
 from mcp_elicit.demo import remote
 from mcp_elicit.demo.hotel_server import KEY_NAME
 from tests.browser_support import chromium
-from tests.demo.test_demo import Demo, book_a_room, cancel_it, fingerprint
+from tests.demo.support import Demo, book_a_room, cancel_it, fingerprint
 from tests.oidc_support import consent, sign_in
 from tests.tmux_pane import Pane
 

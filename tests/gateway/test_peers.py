@@ -28,8 +28,8 @@ from mcp_elicit.protocol import FORM_AND_URL
 from tests.gateway.support import gateway, python_server
 from tests.peers import server_everything_command
 from tests.served import Served
-from tests.server.test_typescript_client import ts_client
 from tests.server_support import Person, _ScriptedHandler
+from tests.typescript_support import ts_client
 
 pytestmark = [pytest.mark.slow, pytest.mark.node]
 

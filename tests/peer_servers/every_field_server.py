@@ -14,7 +14,7 @@ Tools:
   ``complete_link`` sends the completion notice for it (the server's side of "done");
 - ``blocked_link`` asks to open an ``http://`` link, which the client blocks;
 - ``terms`` asks :class:`Quick` with a URL in its message (the client warns);
-- ``impatient`` asks :class:`Quick` and gives up after a second.
+- ``impatient`` asks :class:`Quick` and gives up after three seconds.
 
 What each tool received is kept in ``EveryFieldServer.outcomes``: the typed values an author
 gets, not only the text the client sees.
@@ -172,8 +172,9 @@ def build() -> EveryFieldServer:
 
     @server.tool()
     async def impatient(ctx: Context) -> str:
-        """Gives up on its question after a second: the client must drop it too."""
-        answer = await ask(ctx, Quick, "Quick, before I give up!", timeout=1.0)
+        """Gives up on its question after three seconds: the client must drop it too. (Long
+        enough for a browser on a busy machine to show the question first.)"""
+        answer = await ask(ctx, Quick, "Quick, before I give up!", timeout=3.0)
         made.outcomes.append(answer)
         return "answered" if isinstance(answer, Accepted) else "gave up"
 

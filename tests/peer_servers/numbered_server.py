@@ -146,10 +146,12 @@ def raise_open_files_limit(needed: int) -> str:
 
 
 def free_port() -> int:
-    """A TCP port nothing listens on now (bind port 0, read it, let it go)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port for the server process (tests/ports.py says why not port 0)."""
+    # Imported here: only the tests call this, and run as a script this file cannot import
+    # the tests package.
+    from tests.ports import free_port as reserved
+
+    return reserved()
 
 
 @contextlib.contextmanager

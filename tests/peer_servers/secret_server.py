@@ -75,6 +75,7 @@ if str(REPO) not in sys.path:  # run as a script: make `tests.identities` import
     sys.path.insert(0, str(REPO))
 
 from tests.identities import TEST_USER_HEADER, HeaderIdentity  # noqa: E402
+from tests.ports import free_port as free_port  # noqa: E402  (the tests import it from here)
 
 from mcp_elicit.server import (  # noqa: E402
     Accepted,
@@ -205,13 +206,6 @@ def configure_logging(level: str) -> None:
 
 
 # -- starting it (for the tests) -----------------------------------------------------------
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on now (bind port 0, read it, let it go)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def server_env(key: str, state_dir: Path, *, log: str = "DEBUG") -> dict[str, str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.peers import conformance_command
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
 
@@ -40,12 +41,6 @@ ROUNDS = [
         "validate-input",
     )
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -9,20 +9,15 @@ it through the store's feed (pub/sub, LISTEN/NOTIFY) or, were a message lost, it
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, cast
 
 import anyio
 import mcp_types as types
 import pytest
 from mcp.client.context import ClientRequestContext
 
-from mcp_elicit.stores import open_store
-from tests.nginx_support import Nginx
 from tests.peer_servers.secret_server import (
     HttpServer,
     Notices,
@@ -30,47 +25,19 @@ from tests.peer_servers.secret_server import (
     browser,
     fingerprint_of,
     flow_id_of,
-    mcp_http,
     sdk_client,
     start_http,
     text_of,
 )
-from tests.peers import missing
-from tests.server.test_url_mode import RawHttp
+from tests.server.instances_support import (
+    minus_32042_then_the_retry,
+    shared_store,
+    track_then_the_call_again,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.services]
 
 TIMEOUT = 90.0
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-DATABASE_URL = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-@asynccontextmanager
-async def shared_store(engine: str) -> AsyncIterator[str]:
-    """A store URL of this test's own on ``engine``; emptied afterwards."""
-    name = f"t_{uuid.uuid4().hex}"
-    base, option = (REDIS_URL, "prefix") if engine == "redis" else (DATABASE_URL, "schema")
-    url = f"{base}?{option}={name}" + (":" if engine == "redis" else "")
-    store = open_store(url)
-    try:
-        await store.get_flow("ping")
-    except Exception as error:
-        missing(f"{engine} at {store.url} ({error})")
-    try:
-        yield url
-    finally:
-        if engine == "redis":
-            redis = store._redis  # type: ignore[attr-defined]
-            keys = [k async for k in redis.scan_iter(match=f"{name}:*")]
-            if keys:
-                await redis.delete(*keys)
-        else:
-            from tests.stores.test_postgres import drop
-
-            await drop(name)
-        await store.aclose()
 
 
 @asynccontextmanager
@@ -120,66 +87,6 @@ async def test_a_secret_started_on_a_and_entered_on_b_returns_to_the_tool_on_a(
             assert fingerprint_of(sentinel) in text
             # A's session was told the flow completed, though B completed it.
             assert notices.completed() == [flow_id_of(link)]
-
-
-async def minus_32042_then_the_retry(
-    endpoint: HttpServer | Nginx, page: Callable[[str], str], sentinel: str
-) -> None:
-    """-32042 from ``endpoint``; the person enters the secret at ``page(link)``; the
-    completion notice arrives on the session's stream and the call again returns the key."""
-    raw = RawHttp(cast(HttpServer, endpoint), Wire())
-    try:
-        await raw.initialize()
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(raw.listen)
-            await raw.stream_open.wait()
-            answer = await raw.request("tools/call", {"name": "connect_later", "arguments": {}})
-            [item] = answer["error"]["data"]["elicitations"]
-            async with browser("alice") as someone:
-                await someone.enter(page(item["url"]), sentinel)
-            while not any(
-                m.get("method") == "notifications/elicitation/complete" for m in raw.stream
-            ):
-                await raw.streamed.wait()
-            retried = await raw.request("tools/call", {"name": "connect_later", "arguments": {}})
-            assert fingerprint_of(sentinel) in retried["result"]["content"][0]["text"]
-            tasks.cancel_scope.cancel()
-    finally:
-        await raw.aclose()
-
-
-async def track_then_the_call_again(
-    endpoint: HttpServer | Nginx, page: Callable[[str], str], sentinel: str
-) -> None:
-    """The URL-mode draft: -32604 from ``endpoint``; ``elicitation/track`` is held until the
-    person enters the secret at ``page(link)``, then returns; the call again gets the key."""
-    from tests.server.oauth.test_downstream_draft import DraftSession
-
-    async with mcp_http("alice", Wire()) as http:
-        session = DraftSession(http, endpoint.url)
-        await session.start()
-        refused = await session.request("tools/call", {"name": "connect_later", "arguments": {}})
-        assert refused["error"]["code"] == -32604, refused
-        [item] = refused["error"]["data"]["elicitations"]
-        tracked: dict[str, Any] = {}
-
-        async def track() -> None:
-            tracked.update(
-                await session.request(
-                    "elicitation/track",
-                    {"_meta": {"progressToken": "t"}, "elicitationId": item["elicitationId"]},
-                )
-            )
-
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(track)
-            await anyio.sleep(0.3)
-            assert tracked == {}  # held while nobody has entered anything
-            async with browser() as someone:
-                await someone.enter(page(item["url"]), sentinel)
-        assert "result" in tracked, tracked
-        again = await session.request("tools/call", {"name": "connect_later", "arguments": {}})
-        assert fingerprint_of(sentinel) in again["result"]["content"][0]["text"]
 
 
 async def test_minus_32042_on_a_completed_on_b_then_the_retry_on_a(

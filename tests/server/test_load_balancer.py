@@ -32,7 +32,7 @@ from tests.peer_servers.secret_server import (
     start_http,
     text_of,
 )
-from tests.server.test_instances import (
+from tests.server.instances_support import (
     minus_32042_then_the_retry,
     shared_store,
     track_then_the_call_again,

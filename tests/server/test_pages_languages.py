@@ -12,12 +12,13 @@ kind of response, the server's default, the setting's validation, two requests a
 the pseudo-locale on the pages a browser rarely reaches (refused bodies, the server error, the
 Host refusal, sign-in and connect pages).
 
-In a real Chromium on a real server process (as ``test_pages_browser.py``, whose helpers are
-used here): every state in Chinese for a browser whose locale is ``zh-CN``, axe-clean, with
-screenshots ``pages-zh-<state>``; the sign-in and connect pages in Chinese; an English browser
-on a server whose pages are set to ``zh-Hans``; a Chinese and an English browser at the same
-time; and every state under the pseudo-locale ``en-XA`` (``tests/i18n_support.py``), where any
-plain English word left on the page is a string that escaped the catalogs.
+In a real Chromium on a real server process (as ``test_pages_browser.py``, with the helpers
+of ``pages_support.py``): every state in Chinese for a browser whose locale is ``zh-CN``,
+axe-clean, with screenshots ``pages-zh-<state>``; the sign-in and connect pages in Chinese; an
+English browser on a server whose pages are set to ``zh-Hans``; a Chinese and an English
+browser at the same time; and every state under the pseudo-locale ``en-XA``
+(``tests/i18n_support.py``), where any plain English word left on the page is a string that
+escaped the catalogs.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ from tests.peer_servers.secret_server import (
     start_http,
     user_of_token,
 )
-from tests.server.test_pages_browser import (
+from tests.server.pages_support import (
     SERVER_NAME,
     TIMEOUT,
     call_with_person,

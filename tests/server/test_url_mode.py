@@ -40,7 +40,6 @@ from tests.peer_servers.secret_server import (
     browser,
     fingerprint_of,
     flow_id_of,
-    mcp_http,
     person_who_enters,
     sdk_client,
     server_env,
@@ -50,12 +49,12 @@ from tests.peer_servers.secret_server import (
     text_of,
     user_of_token,
 )
+from tests.server.wire_support import PUSH, RawHttp
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 TIMEOUT = 90.0  # a whole test, on a busy two-core machine
 MODERN = "2026-07-28"
-PUSH = "2025-11-25"
 DRAFT = "2025-06-18"
 
 
@@ -338,97 +337,6 @@ async def test_request_state_of_one_user_is_refused_to_another(
 
 
 # -- 4. -32042 on the wire, raw JSON-RPC over HTTP ----------------------------------------
-
-
-def sse_messages(body: str) -> list[dict[str, Any]]:
-    """The JSON-RPC messages in an SSE body (or a plain JSON one)."""
-    body = body.strip()
-    if body.startswith("{"):
-        return [json.loads(body)]
-    messages = []
-    for event in re.split(r"\r?\n\r?\n", body):
-        data = [line[5:].lstrip() for line in event.splitlines() if line.startswith("data:")]
-        if data and "".join(data):
-            messages.append(json.loads("\n".join(data)))
-    return messages
-
-
-class RawHttp:
-    """A 2025-11-25 client written by hand: POSTs, and the GET stream the server's own
-    notifications arrive on."""
-
-    def __init__(self, server: HttpServer, wire: Wire, user: str = "alice") -> None:
-        self.url = server.url
-        self.http = mcp_http(user, wire)
-        self.session_id: str | None = None
-        self.stream: list[dict[str, Any]] = []
-        self.stream_open = anyio.Event()
-        self.streamed = anyio.Event()
-        self._next = 0
-
-    def headers(self) -> dict[str, str]:
-        headers = {
-            "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json",
-        }
-        if self.session_id is not None:
-            headers["Mcp-Session-Id"] = self.session_id
-            headers["MCP-Protocol-Version"] = PUSH
-        return headers
-
-    async def post(self, message: dict[str, Any]) -> list[dict[str, Any]]:
-        response = await self.http.post(
-            self.url, content=json.dumps(message), headers=self.headers()
-        )
-        assert response.status_code in (200, 202), (response.status_code, response.text)
-        if "mcp-session-id" in response.headers:
-            self.session_id = response.headers["mcp-session-id"]
-        return sse_messages(response.text) if response.status_code == 200 else []
-
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self._next += 1
-        ident = self._next
-        messages = await self.post(
-            {"jsonrpc": "2.0", "id": ident, "method": method, "params": params}
-        )
-        answers = [m for m in messages if m.get("id") == ident]
-        assert len(answers) == 1, messages
-        return answers[0]
-
-    async def initialize(self) -> None:
-        answer = await self.request(
-            "initialize",
-            {
-                "protocolVersion": PUSH,
-                "capabilities": {"elicitation": {"form": {}, "url": {}}},
-                "clientInfo": {"name": "raw-test-client", "version": "0"},
-            },
-        )
-        assert answer["result"]["protocolVersion"] == PUSH
-        assert self.session_id
-        await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    async def listen(self) -> None:
-        """Read the GET stream until cancelled."""
-        headers = self.headers()
-        headers["Accept"] = "text/event-stream"
-        async with self.http.stream("GET", self.url, headers=headers) as response:
-            assert response.status_code == 200
-            self.stream_open.set()
-            event: list[str] = []
-            async for line in response.aiter_lines():
-                if line.startswith("data:"):
-                    event.append(line[5:].lstrip())
-                elif not line.strip() and event:
-                    self.stream.append(json.loads("\n".join(event)))
-                    event = []
-                    self.streamed.set()
-                    self.streamed = anyio.Event()
-
-    async def aclose(self) -> None:
-        if self.session_id is not None:
-            await self.http.delete(self.url, headers=self.headers())
-        await self.http.aclose()
 
 
 async def test_minus_32042_on_the_wire_then_complete_and_retry(

@@ -34,35 +34,13 @@ from mcp_elicit.stores.postgres import SCHEMA_VERSION, PostgresStore
 from tests import markers
 from tests.peers import missing
 from tests.store_contract import NOW, FeedContract, StoreContract, flow, sealed, store_fixture
+from tests.stores.support import DATABASE_URL, admin, drop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.services]
-
-DATABASE_URL = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 
 def new_schema() -> str:
     return f"t_{uuid.uuid4().hex}"
-
-
-@asynccontextmanager
-async def admin(url: str = DATABASE_URL) -> AsyncIterator[Any]:
-    """A plain asyncpg connection, to look at (or tamper with) what a store made."""
-    markers.require("services")
-    import asyncpg
-
-    try:
-        connection = await asyncpg.connect(url.split("?")[0])
-    except (OSError, asyncpg.PostgresError) as error:
-        missing(f"PostgreSQL at {url} ({error}); start it: see README")
-    try:
-        yield connection
-    finally:
-        await connection.close()
-
-
-async def drop(schema: str) -> None:
-    async with admin() as connection:
-        await connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 @asynccontextmanager

@@ -4,7 +4,9 @@ several processes on one file, WAL, file mode, the busy path), and opening by UR
 from __future__ import annotations
 
 import builtins
+import itertools
 import json
+import math
 import sqlite3
 import stat
 import subprocess
@@ -14,6 +16,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -453,7 +456,17 @@ def test_sqlite_a_directory_is_not_a_store(tmp_path: Path) -> None:
 # --- SQLite: the busy path -------------------------------------------------------------------
 
 
-def hold_write_lock(path: Path, seconds: float) -> tuple[threading.Thread, threading.Event]:
+@dataclass
+class Holder:
+    """Another connection holding the write lock, in a thread. ``until`` is when it lets go
+    (set just before its COMMIT): a write that waited for the lock ends after it, a read that
+    did not wait ends before it."""
+
+    thread: threading.Thread
+    until: float = math.inf
+
+
+def hold_write_lock(path: Path, seconds: float) -> Holder:
     """Another connection takes the write lock and keeps it ``seconds``, in a thread."""
     held = threading.Event()
 
@@ -462,13 +475,21 @@ def hold_write_lock(path: Path, seconds: float) -> tuple[threading.Thread, threa
         conn.execute("BEGIN IMMEDIATE")
         held.set()
         time.sleep(seconds)
+        holder.until = time.monotonic()
         conn.execute("COMMIT")
         conn.close()
 
-    thread = threading.Thread(target=hold)
-    thread.start()
+    holder = Holder(threading.Thread(target=hold))
+    holder.thread.start()
     assert held.wait(10)
-    return thread, held
+    return holder
+
+
+# The tests below hold the lock for a second and compare with the moment it is let go, not
+# with a stopwatch: on a busy machine (a parallel run on two cores) 10 ms sleeps take 100 ms
+# and more, so fixed thresholds of a tenth of a second were passed by a loop that was never
+# blocked. What a bug would show stays far from that: a blocked loop does not tick once while
+# the write waits, a write that did not wait ends before the lock is let go.
 
 
 @pytest.mark.anyio
@@ -476,24 +497,21 @@ async def test_sqlite_waits_for_a_busy_file_without_blocking_the_loop(tmp_path: 
     path = tmp_path / "busy.db"
     store = SQLiteStore(path)
     await store.create_flow(flow("existing"))
-    gaps: list[float] = []
+    ticks: list[float] = []
 
     async def ticker() -> None:
-        last = time.monotonic()
         while True:
             await anyio.sleep(0.01)
-            now = time.monotonic()
-            gaps.append(now - last)
-            last = now
+            ticks.append(time.monotonic())
 
-    thread, _ = hold_write_lock(path, 0.3)
+    holder = hold_write_lock(path, 1.0)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(ticker)
-            started = time.monotonic()
             # A reader never waits in WAL mode: it runs inline while the lock is held.
             assert await store.get_flow("existing") is not None
-            assert time.monotonic() - started < 0.1
+            assert time.monotonic() < holder.until, "the read waited for the write lock"
+            writing = time.monotonic()
             await store.create_flow(flow("written-while-busy"), limit=5)
             done = await store.set_flow_status(
                 "existing", FlowStatus.OPENED, expected=LIVE, now=NOW + 1
@@ -502,18 +520,20 @@ async def test_sqlite_waits_for_a_busy_file_without_blocking_the_loop(tmp_path: 
             completed = await store.complete_flow(
                 "written-while-busy", now=NOW + 1, result=b"r", secret=entry
             )
-            elapsed = time.monotonic() - started
+            finished = time.monotonic()
             group.cancel_scope.cancel()
     finally:
-        thread.join()
-    assert elapsed >= 0.2, "the write should have waited for the lock"
+        holder.thread.join()
+    assert finished > holder.until, "the write should have waited for the lock"
     assert done is not None and done.status is FlowStatus.OPENED
     assert completed is not None and completed.status is FlowStatus.COMPLETED
     assert await store.flow_result("written-while-busy") == b"r"
     assert await store.get_secret("user-1", "k", server="") == entry
-    # The loop kept running: ~30 ticks of 10 ms while the write waited, none of them late.
-    assert len(gaps) >= 15, gaps
-    assert max(gaps) < 0.1, max(gaps)
+    # The loop kept running while the write waited: ~100 ticks of 10 ms on an idle machine,
+    # dozens on a busy one, none at all if the wait blocked it; and no gap near the wait.
+    waiting = [t for t in ticks if writing < t < holder.until]
+    assert len(waiting) >= 10, (writing, holder.until, ticks)
+    assert max(b - a for a, b in itertools.pairwise(ticks)) < 0.5, ticks
     await store.aclose()
 
 
@@ -525,14 +545,13 @@ async def test_sqlite_complete_flow_waits_for_a_busy_file(tmp_path: Path) -> Non
     store = SQLiteStore(path)
     await store.create_flow(flow(server="s"))
     entry = SealedSecret("user-1", "k", b"v", NOW, "s")
-    thread, _ = hold_write_lock(path, 0.3)
+    holder = hold_write_lock(path, 1.0)
     try:
-        started = time.monotonic()
         done = await store.complete_flow("flow-1", now=NOW + 1, result=b"r", secret=entry)
-        elapsed = time.monotonic() - started
+        finished = time.monotonic()
     finally:
-        thread.join()
-    assert elapsed >= 0.2, "it should have waited for the lock"
+        holder.thread.join()
+    assert finished > holder.until, "it should have waited for the lock"
     assert done is not None and done.status is FlowStatus.COMPLETED
     assert await store.flow_result("flow-1") == b"r"
     assert await store.get_secret("user-1", "k", server="s") == entry
@@ -546,12 +565,12 @@ async def test_sqlite_gives_up_after_the_busy_timeout(
     monkeypatch.setattr(sqlite_engine, "BUSY_TIMEOUT_S", 0.2)
     path = tmp_path / "busy.db"
     store = SQLiteStore(path)
-    thread, _ = hold_write_lock(path, 1.0)
+    holder = hold_write_lock(path, 1.0)
     try:
         with pytest.raises(StoreError, match="write lock"):
             await store.create_flow(flow())
     finally:
-        thread.join()
+        holder.thread.join()
     await store.create_flow(flow())  # and works again once the lock is gone
     await store.aclose()
 

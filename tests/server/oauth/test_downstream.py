@@ -10,6 +10,7 @@ alice (or bob) in a real Chromium. See ``world.py``.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -266,15 +267,21 @@ async def test_denying_consent_is_a_decline(tmp_path: Path) -> None:
 
 
 async def test_a_callback_after_the_flow_expired_is_refused(tmp_path: Path) -> None:
+    # Long enough for a browser on a busy machine to reach the consent page before the flow
+    # expires (4 s was not, in a parallel run: the page then said "expired" already), then
+    # waited out to the end.
+    flow_ttl = 20
     with anyio.fail_after(TIMEOUT):
-        async with world(tmp_path, flow_ttl=4) as w, chromium() as browser:
+        async with world(tmp_path, flow_ttl=flow_ttl) as w, chromium() as browser:
             w.start()
             token = await w.mcp_token(browser, "alice")
             link = await flow_link(w, token)
+            expired = time.monotonic() + flow_ttl + 1  # the flow was made before this line
             alice = Person(w, await browser.new_context(), "alice")
             # At Example Files' consent page when the flow expires.
             page = await alice.at_consent(link)
-            await anyio.sleep(5)
+            assert page.url.startswith(w.files_as.issuer), "the flow expired before consent"
+            await anyio.sleep(max(0.0, expired - time.monotonic()))
             await consent(page)
             assert f"{w.origin}/elicit/" in page.url
             assert "expired" in (await page.inner_text("main")).lower()

@@ -8,8 +8,6 @@ the draft is spoken here by hand, as JSON-RPC over Streamable HTTP, against the 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -19,77 +17,12 @@ import pytest
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
 from tests.browser_support import chromium
 from tests.server.oauth.world import Person, World, world
+from tests.server.wire_support import DRAFT, DraftSession
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser, pytest.mark.node, pytest.mark.slow]
 
 ALICE_FILES = "files of alice: alice-notes.txt, alice-budget.ods"
-DRAFT = "2025-06-18"
 TIMEOUT = 150.0
-
-
-class DraftSession:
-    """One MCP session spoken by hand: the URL-mode draft's client (2025-06-18, declaring
-    ``elicitation: {form, url}``). Every message the server sent is in :attr:`received`."""
-
-    def __init__(self, http: httpx2.AsyncClient, url: str) -> None:
-        self.http = http
-        self.url = url
-        self.session_id: str | None = None
-        self.received: list[dict[str, Any]] = []
-        # Answers a request the server sends on a response stream (elicitation/create).
-        self.on_request: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
-        self._next = 0
-
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send a request; return its response (a result or an error), reading an SSE stream
-        through whatever the server sends first (progress notifications...)."""
-        self._next += 1
-        ident = self._next
-        answer = await self._post(
-            {"jsonrpc": "2.0", "id": ident, "method": method, "params": params}, ident
-        )
-        assert answer is not None
-        return answer
-
-    async def notify(self, method: str) -> None:
-        await self._post({"jsonrpc": "2.0", "method": method}, None)
-
-    async def start(self) -> dict[str, Any]:
-        answer = await self.request(
-            "initialize",
-            {
-                "protocolVersion": DRAFT,
-                "capabilities": {"elicitation": {"form": {}, "url": {}}},
-                "clientInfo": {"name": "url-draft-client", "version": "0"},
-            },
-        )
-        await self.notify("notifications/initialized")
-        return answer
-
-    async def _post(self, message: dict[str, Any], ident: int | None) -> dict[str, Any] | None:
-        headers = {"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": DRAFT}
-        if self.session_id is not None:
-            headers["Mcp-Session-Id"] = self.session_id
-        async with self.http.stream("POST", self.url, json=message, headers=headers) as response:
-            assert response.status_code in (200, 202), response.status_code
-            self.session_id = response.headers.get("mcp-session-id", self.session_id)
-            if ident is None:
-                return None
-            if response.headers.get("content-type", "").startswith("application/json"):
-                found: dict[str, Any] = json.loads(await response.aread())
-                self.received.append(found)
-                return found
-            async for line in response.aiter_lines():
-                if not line.startswith("data:") or not line[5:].strip():
-                    continue
-                sent: dict[str, Any] = json.loads(line[5:])
-                self.received.append(sent)
-                if "method" in sent and "id" in sent and self.on_request is not None:
-                    result = await self.on_request(sent)
-                    await self._post({"jsonrpc": "2.0", "id": sent["id"], "result": result}, None)
-                if sent.get("id") == ident and "method" not in sent:
-                    return sent
-        raise AssertionError(f"no response to request {ident}")
 
 
 def text_of(response: dict[str, Any]) -> str:
