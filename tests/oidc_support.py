@@ -9,7 +9,9 @@
 - :func:`sign_in`, :func:`consent`, :func:`cancel_sign_in`, :func:`authorize_in_browser` —
   the provider's sign-in and consent pages driven with Playwright: type the account name
   (only the configured accounts can sign in), then Allow or Deny; :func:`serve_callback` —
-  a client's redirect URI on a loopback port, recording what came back.
+  a client's redirect URI on a loopback port, recording what came back;
+  :func:`authorize_over_http` — the same steps without a browser (the forms posted), for the
+  authorization response itself, undelivered.
 - :func:`files_app` / :func:`serve_files` — Example Files: ``GET /files`` answers the files
   of the token's ``sub`` for a JWT access token signed by the provider (its JWKS), with
   ``iss`` = the issuer, ``aud`` = the audience and ``exp`` in the future (joserfc, no leeway),
