@@ -206,8 +206,10 @@ async def test_an_answer_naming_another_issuer_is_refused_and_its_code_sent_nowh
         failure = await s.failure(flow)
         assert failure is not None and failure.error == "issuer_mismatch"
         assert "names another issuer (iss, RFC 9207)" in str(failure)
-        # The real answer, delivered after, finds the flow ended: nothing stored, no request.
-        assert (await s.deliver(answer)).status_code == 200
+        # The real answer, delivered after, finds the flow ended: nothing stored, no request,
+        # and the page does not pretend it connected.
+        again = await s.deliver(answer)
+        assert again.status_code == 200 and "Files was not connected" in again.text
         assert s.token_requests() == 0 and await s.stored("files") is None
 
 
@@ -257,7 +259,8 @@ async def test_a_state_made_for_one_provider_stores_nothing_at_anothers_callback
         assert "another provider's callback" in str(failure)
         assert "OAuth mix-up" in str(failure) and "Photos did not authorize" in str(failure)
         # The same answer at the right callback afterwards: the flow has ended.
-        assert (await s.deliver(answer)).status_code == 200
+        again = await s.deliver(answer)
+        assert again.status_code == 200 and "Photos was not connected" in again.text
         assert s.token_requests() == 0 and await s.stored("photos") is None
 
 
@@ -272,6 +275,7 @@ async def test_a_replayed_state_stores_nothing_more() -> None:
         # Again at its own callback: the status page; no second exchange.
         again = await s.deliver(answer)
         assert again.status_code == 200 and s.token_requests() == 1
+        assert "Done." in again.text
         # At the other provider's: refused as a mix-up; what was stored stays as it was.
         elsewhere = await s.deliver(answer.replace(s.callback("files"), s.callback("photos")))
         assert elsewhere.status_code == 400 and s.token_requests() == 1

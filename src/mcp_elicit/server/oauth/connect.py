@@ -14,7 +14,8 @@ nothing of OAuth, so this lives here, above them.
   (else 400: it was changed, or made by someone else's key), the browser must be the user it
   names (else 403: a foreign ``state``). A ``state`` made for another provider is an OAuth
   mix-up (``response.py``): refused (400), its code sent nowhere. Its flow must be live (a
-  replayed ``state`` finds it finished: the status page, nothing stored; an expired one:
+  replayed ``state`` finds it finished: the status page, or, for a flow that ended with an
+  error or a refusal, a page saying nothing was connected; nothing stored; an expired one:
   410). The response's ``iss`` must then pass RFC 9207 (refused, 400, otherwise). Then
   ``error=access_denied`` declines the flow; any other error, or a code the provider will not
   exchange, completes it with the error for the tool to report; a code exchanged completes it
@@ -55,6 +56,7 @@ from mcp_elicit.server.oauth.downstream import (
     dump_error,
     dump_refusal,
     dump_token,
+    holds_token,
 )
 from mcp_elicit.server.oauth.metadata import MetadataError
 from mcp_elicit.server.oauth.response import issuer_refusal, provider_words, registered_error
@@ -218,7 +220,7 @@ class Connector:
             return await self._refuse(request, flow, provider, user, "mix_up", came_to=at)
         if flow.status.finished:
             # A replay (or a second tab): this flow has its answer already.
-            return self._status(request, flow, flow.status)
+            return await self._replayed(request, flow, provider, user)
         try:
             endpoints = await provider.endpoints()
             refused = issuer_refusal(
@@ -256,12 +258,12 @@ class Connector:
     async def retired_callback(self, request: Request) -> Response:
         """The one callback every provider shared before each had its own. What it is sent
         is not read: a code here could be any provider's."""
+        retired = f"{request.url.scheme}://{request.url.netloc}{_base(request)}{CALLBACK_PATH}"
         logger.warning(
-            "a provider sent a browser to %s%s, which no longer takes answers: register "
-            "%s/<provider name> at each provider (docs/oauth.md)",
-            _base(request),
-            CALLBACK_PATH,
-            _base(request) + CALLBACK_PATH,
+            "a provider sent a browser to %s, which no longer takes answers: register "
+            "%s/<provider name> at each provider instead (docs/oauth.md)",
+            retired,
+            retired,
         )
         return self._problem(
             request,
@@ -405,6 +407,26 @@ class Connector:
         return RedirectResponse(html.status_url(_base(request), flow.id), status_code=303)
 
     # -- pages -------------------------------------------------------------------------------
+
+    async def _replayed(
+        self, request: Request, flow: FlowRecord, provider: OAuthProvider, user: str
+    ) -> Response:
+        """Where a finished flow stands, said truthfully: one that ended with an error or a
+        refusal connected nothing, though its status is "completed"."""
+        if flow.status is FlowStatus.COMPLETED:
+            kept = await self._vault.of_flow(flow.id, user, provider.vault_name)
+            if kept is None or not holds_token(kept.get_secret_value()):
+                return self._problem(
+                    request,
+                    _("{provider} did not connect").format(provider=provider.shown_name),
+                    _(
+                        "This answer has been dealt with already: {provider} was not connected "
+                        "and nothing was saved. The app you came from has been told; you can "
+                        "close this tab."
+                    ).format(provider=provider.shown_name),
+                    200,
+                )
+        return self._status(request, flow, flow.status)
 
     def _status(self, request: Request, flow: FlowRecord, status: FlowStatus) -> Response:
         page = html.status_page(

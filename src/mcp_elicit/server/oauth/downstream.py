@@ -506,6 +506,13 @@ def dump_refusal(refused: str) -> str:
     return json.dumps({"refused": refused}, separators=(",", ":"))
 
 
+def holds_token(kept: str) -> bool:
+    """Whether what a flow kept is a token (not an error, not a refusal)."""
+    value = _load(kept)
+    # _load keeps nothing else: a record without either is one with an access token.
+    return value is not None and value.keys().isdisjoint({"error", "refused"})
+
+
 def _load(text: str) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
