@@ -8,10 +8,14 @@ docs/identity.md and docs/oauth.md; tests/server/oauth runs it against two real 
 CONFIG: ``port``, ``store`` (a store URL), ``mcp_issuer`` (the MCP authorization server, also
 where browsers sign in), ``pages_client_id``/``pages_client_secret`` (this server's client
 there, for browser sign-in), ``files_issuer``, ``files_client_id``/``files_client_secret``
-(this server's client at Example Files), ``files_url`` (its API), ``files_audience`` (the
-resource indicator of its tokens), ``flow_ttl`` (seconds), ``url_draft`` (also speak the
-URL-mode draft: -32604 and ``elicitation/track``). The deployment key comes from
+(this server's client at Example Files; ``null`` secret: a public client), ``files_url`` (its
+API), ``files_audience`` (the resource indicator of its tokens), ``flow_ttl`` (seconds),
+``url_draft`` (also speak the URL-mode draft: -32604 and ``elicitation/track``); optionally
+``photos_issuer``, ``photos_client_id``/``photos_client_secret``: a second provider,
+"Example Photos" (the mix-up test makes it a malicious one). The deployment key comes from
 ``MCP_ELICIT_KEY``. Logs at DEBUG on stderr: the tests search them for tokens.
+
+Each provider's redirect URI is ``<origin>/elicit/oauth/callback/<its name>``.
 
 Tools:
 - ``list_files`` — ``authorize()`` (asks when needed, blocks until the person is done), then
@@ -19,6 +23,7 @@ Tools:
 - ``list_files_later`` — never blocks: ``stored_authorization()``, else
   ``authorization_required()`` (-32042 on 2025-11-25, -32604 on the URL-mode draft).
 - ``disconnect`` — ``forget_authorization()`` (revokes at Example Files).
+- ``connect_photos`` — ``authorize()`` at Example Photos, when it is configured.
 """
 
 from __future__ import annotations
@@ -47,10 +52,25 @@ from mcp_elicit.server.oauth import (
 SERVER_NAME = "hotel"
 SERVER_ID = "hotel-files-e2e"
 PROVIDER = "example-files"
+PHOTOS = "example-photos"
 
 
 def build(config: dict[str, Any]) -> tuple[MCPServer, Elicitation]:
     origin = f"http://127.0.0.1:{config['port']}"
+    photos = (
+        [
+            OAuthProvider(
+                PHOTOS,
+                config["photos_client_id"],
+                config.get("photos_client_secret"),
+                issuer=config["photos_issuer"],
+                title="Example Photos",
+                scopes=("photos:read",),
+            )
+        ]
+        if config.get("photos_issuer")
+        else []
+    )
     elicitation = Elicitation(
         store=config["store"],
         identity=OidcIdentity(
@@ -60,12 +80,13 @@ def build(config: dict[str, Any]) -> tuple[MCPServer, Elicitation]:
             OAuthProvider(
                 PROVIDER,
                 config["files_client_id"],
-                config["files_client_secret"],
+                config.get("files_client_secret"),
                 issuer=config["files_issuer"],
                 title="Example Files",
                 scopes=("files:read", "offline_access"),
                 resource=config["files_audience"],
-            )
+            ),
+            *photos,
         ],
         public_url=origin,
         server_id=SERVER_ID,  # fixed, so that a test can open the vault with the key
@@ -114,6 +135,20 @@ def build(config: dict[str, Any]) -> tuple[MCPServer, Elicitation]:
     async def disconnect(ctx: Context) -> str:
         """Forget your Example Files connection (revoked there)."""
         return "forgotten" if await forget_authorization(ctx, PROVIDER) else "nothing to forget"
+
+    async def connect_photos(ctx: Context) -> str:
+        """Connect your Example Photos account."""
+        match await authorize(ctx, PHOTOS, message="Connect Example Photos."):
+            case Accepted(token):
+                return f"connected to Example Photos ({len(token.scopes)} scopes)"
+            case Declined():
+                return "not connected: declined"
+            case Cancelled(reason):
+                return f"not connected: cancelled ({reason})"
+        raise AssertionError("unreachable")
+
+    if photos:
+        server.tool()(connect_photos)
 
     return server, elicitation
 

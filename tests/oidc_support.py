@@ -9,7 +9,9 @@
 - :func:`sign_in`, :func:`consent`, :func:`cancel_sign_in`, :func:`authorize_in_browser` —
   the provider's sign-in and consent pages driven with Playwright: type the account name
   (only the configured accounts can sign in), then Allow or Deny; :func:`serve_callback` —
-  a client's redirect URI on a loopback port, recording what came back.
+  a client's redirect URI on a loopback port, recording what came back;
+  :func:`authorize_over_http` — the same steps without a browser (the forms posted), for the
+  authorization response itself, undelivered.
 - :func:`files_app` / :func:`serve_files` — Example Files: ``GET /files`` answers the files
   of the token's ``sub`` for a JWT access token signed by the provider (its JWKS), with
   ``iss`` = the issuer, ``aud`` = the audience and ``exp`` in the future (joserfc, no leeway),
@@ -27,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import selectors
 import subprocess
 import tempfile
@@ -385,3 +388,35 @@ async def wait_until_expired(access_token: str) -> None:
     """Sleep until the JWT's ``exp`` has passed (read without checking it: the time only)."""
     exp = json.loads(extract_compact(access_token.encode()).payload)["exp"]
     await anyio.sleep(max(0.0, exp - time.time()) + 0.5)
+
+
+async def authorize_over_http(
+    authorization_url: str, back_to: str, *, account: str, allow: bool = True
+) -> str:
+    """The browser step of an authorization request without a browser: follow the provider's
+    redirects, sign in as ``account`` and Allow (or Deny) on its pages by posting their forms,
+    until a redirect leads to a URL starting with ``back_to``; return that URL (the
+    authorization response: ``code``, ``state``, ``iss``; or ``error``), unvisited."""
+    url = authorization_url
+    async with httpx2.AsyncClient(follow_redirects=False, timeout=10) as http:
+        for _ in range(12):
+            if url.startswith(back_to):
+                return url
+            response = await http.get(url)
+            if response.is_redirect:
+                url = str(response.url.join(response.headers["location"]))
+                continue
+            form = re.search(r'action="(/interaction/[^"/]+)/(login|consent)"', response.text)
+            if response.status_code != 200 or form is None:
+                raise AssertionError(f"stuck at the provider: {url}: {response.text[:500]}")
+            path, step = form.groups()
+            data = (
+                {"login": account}
+                if step == "login"
+                else {"decision": "allow" if allow else "deny"}
+            )
+            posted = await http.post(str(response.url.join(f"{path}/{step}")), data=data)
+            if not posted.is_redirect:
+                raise AssertionError(f"{step} at the provider failed: {posted.text[:500]}")
+            url = str(posted.url.join(posted.headers["location"]))
+    raise AssertionError(f"no redirect to {back_to} after many steps; last at {url}")

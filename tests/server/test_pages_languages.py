@@ -493,14 +493,16 @@ async def test_no_word_of_the_connect_pages_escapes_the_catalogs() -> None:
                 await oauth_flow("down", "Down Drive"), headers={**ALICE, **XA}
             ),
             "bad state": await client.get(
-                f"{PAGES_PREFIX}/oauth/callback", params={"state": "x"}, headers={**ALICE, **XA}
+                f"{PAGES_PREFIX}/oauth/callback/files",
+                params={"state": "x"},
+                headers={**ALICE, **XA},
             ),
         }
         sent = await client.get(connect, headers={**ALICE, **XA})
         assert sent.status_code == 303
         state = parse_qs(urlsplit(sent.headers["location"]).query)["state"][0]
         seen["provider's error"] = await client.get(
-            f"{PAGES_PREFIX}/oauth/callback",
+            f"{PAGES_PREFIX}/oauth/callback/files",
             params={"state": state, "error": "server_error"},
             headers={**ALICE, **XA},
         )
@@ -826,7 +828,7 @@ async def test_the_sign_in_and_connect_pages_in_chinese(browser: Browser) -> Non
                 sent = await client.get(url, headers=alice)
             state = parse_qs(urlsplit(sent.headers["location"]).query)["state"][0]
             async with person(browser, "alice", locale=ZH_LOCALE) as page:
-                callback = f"{origin}/elicit/oauth/callback?state={state}&error=server_error"
+                callback = f"{origin}/elicit/oauth/callback/files?state={state}&error=server_error"
                 await open_page(page, callback, 502)
                 await zh_state(page, "pages-zh-connect-failed", "Example Files 未连接")
     await elicitation.store.aclose()

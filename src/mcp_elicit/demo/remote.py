@@ -120,7 +120,8 @@ async def remote_world(state: Path) -> AsyncIterator[RemoteWorld]:
             {
                 "client_id": "hotel-mcp",
                 "client_secret": passwords["calendar"],
-                "redirect_uris": [f"{origin}/elicit/oauth/callback"],
+                # The provider's own callback: remote_server names it "calendar".
+                "redirect_uris": [f"{origin}/elicit/oauth/callback/calendar"],
                 "grant_types": ["authorization_code", "refresh_token"],
             }
         ],

@@ -70,8 +70,8 @@ class Elicitation:
     ``MCPServer`` only. ``mcp_elicit.server.tasks`` has the rules.
 
     ``providers``: third parties a tool may get the user's token at with
-    ``mcp_elicit.server.oauth.authorize`` (downstream OAuth, the ``oauth`` extra; their
-    callback is ``<public_url>/elicit/oauth/callback``).
+    ``mcp_elicit.server.oauth.authorize`` (downstream OAuth, the ``oauth`` extra; each
+    one's callback is ``<public_url>/elicit/oauth/callback/<its name>``).
 
     ``language``: the hosted pages' language (``"zh-Hans"``) for a browser that asks for
     none they have, or for English; ``None``: the process's (``mcp_elicit.i18n``). A browser

@@ -31,6 +31,7 @@ from tests.oidc_support import consent, wait_until_expired
 from tests.peer_servers.secret_server import Wire
 from tests.server.oauth.world import (
     FILES_AUDIENCE,
+    FILES_CALLBACK,
     Person,
     World,
     client_for,
@@ -129,7 +130,7 @@ async def test_alice_connects_example_files_and_her_tool_reads_her_files(
             landed = alice.pages
             assert any(p.startswith(f"{w.mcp_as.issuer}/") for p in landed)
             assert any(p.startswith(f"{w.files_as.issuer}/") for p in landed)
-            assert any(p.startswith(f"{w.origin}/elicit/oauth/callback") for p in landed)
+            assert any(p.startswith(f"{w.origin}{FILES_CALLBACK}?") for p in landed)
 
             # Again: the stored token is used, nobody is asked.
             assert await call_as(w, alice, mcp_token, tool, protocol, wire) == ALICE_FILES
@@ -220,9 +221,7 @@ async def test_a_replayed_changed_or_foreign_state_stores_nothing(tmp_path: Path
             link = await flow_link(w, alice_token)
             alice = Person(w, await browser.new_context(), "alice")
             page = await alice.go(link)
-            callbacks = [
-                p for p in alice.pages if p.startswith(f"{w.origin}/elicit/oauth/callback")
-            ]
+            callbacks = [p for p in alice.pages if p.startswith(f"{w.origin}{FILES_CALLBACK}?")]
             assert len(callbacks) == 1
             callback = callbacks[0]
             before = w.store_bytes()
@@ -230,7 +229,7 @@ async def test_a_replayed_changed_or_foreign_state_stores_nothing(tmp_path: Path
             # Replayed in alice's own browser: the flow is done; nothing more happens.
             response = await page.goto(callback)
             assert response is not None and response.status == 200
-            assert "/elicit/oauth/callback" in page.url
+            assert FILES_CALLBACK in page.url
             assert (
                 "connected" in (await page.inner_text("main")).lower()
                 or "done" in (await page.inner_text("main")).lower()

@@ -16,7 +16,7 @@ import pytest
 
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
 from tests.browser_support import chromium
-from tests.server.oauth.world import Person, World, world
+from tests.server.oauth.world import FILES_CALLBACK, Person, World, world
 from tests.server.wire_support import DRAFT, DraftSession
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser, pytest.mark.node, pytest.mark.slow]
@@ -99,7 +99,7 @@ async def test_the_draft_gets_minus_32604_then_track_ends_when_alice_has_connect
                     page = await person.go(asked["url"])
                     await page.close()
                 assert "result" in tracked_result, tracked_result
-                assert any(p.startswith(f"{w.origin}/elicit/oauth/callback") for p in person.pages)
+                assert any(p.startswith(f"{w.origin}{FILES_CALLBACK}?") for p in person.pages)
                 progress = [
                     m for m in alice.received if m.get("method") == "notifications/progress"
                 ]
@@ -149,5 +149,5 @@ async def test_the_blocking_tool_pushes_a_url_request_on_the_draft_and_returns_h
             [params] = asked
             assert params["mode"] == "url" and params["elicitationId"]
             assert params["url"].startswith(f"{w.origin}/elicit/flows/")
-            assert any(p.startswith(f"{w.origin}/elicit/oauth/callback") for p in person.pages)
+            assert any(p.startswith(f"{w.origin}{FILES_CALLBACK}?") for p in person.pages)
             await context.close()

@@ -2,7 +2,9 @@
 
 Two real OpenID providers (``oidc-provider`` on Node 22): "Hotel accounts", the MCP
 authorization server where browsers sign in too, and "Example Files", a third party with its
-own resource server that accepts only its own tokens. The MCP server
+own resource server that accepts only its own tokens. With ``mix_up``, a third: "Example
+Photos", a malicious provider the server is registered with too, which plays the OAuth mix-up
+on Example Files (``peers/oidc/provider.mjs``, ``mixUp``). The MCP server
 (``examples/oauth_server.py``) runs as a process of its own on a SQLite store, so a
 test can kill it; the MCP client is ours, with alice's (or bob's) access token from Hotel
 accounts; the person is a real Chromium driven with Playwright.
@@ -19,7 +21,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import httpx2
@@ -62,6 +64,15 @@ SERVER_ID = "hotel-files-e2e"  # what examples/oauth_server.py sets
 FILES_AUDIENCE = "https://files.example/api"
 PAGES_CLIENT = "hotel-pages"
 FILES_CLIENT = "hotel"
+PHOTOS_CLIENT = "hotel-photos"
+# Each provider's redirect URI (docs/oauth.md), and the one they all shared before.
+FILES_CALLBACK = "/elicit/oauth/callback/example-files"
+PHOTOS_CALLBACK = "/elicit/oauth/callback/example-photos"
+RETIRED_CALLBACK = "/elicit/oauth/callback"
+
+MixUp = Literal["rewrites", "keeps"]
+"""How the malicious provider sends the person on to Example Files: with the redirect URI
+rewritten to Example Files' own callback here, or with the one it received (its own)."""
 
 
 @dataclass
@@ -75,7 +86,14 @@ class World:
     key: str
     secrets: dict[str, str]
     flow_ttl: float
+    photos_as: Provider | None = None
+    files_public: bool = False
     servers: list[HttpServer] = field(default_factory=list)
+
+    @property
+    def providers(self) -> tuple[Provider, ...]:
+        found = (self.mcp_as, self.files_as, self.photos_as)
+        return tuple(p for p in found if p is not None)
 
     @property
     def origin(self) -> str:
@@ -107,12 +125,20 @@ class World:
             "pages_client_secret": self.secrets["pages"],
             "files_issuer": self.files_as.issuer,
             "files_client_id": FILES_CLIENT,
-            "files_client_secret": files_secret or self.secrets["files"],
+            "files_client_secret": (
+                None if self.files_public else files_secret or self.secrets["files"]
+            ),
             "files_url": self.files.url,
             "files_audience": FILES_AUDIENCE,
             "flow_ttl": self.flow_ttl,
             "url_draft": url_draft,
         }
+        if self.photos_as is not None:
+            config |= {
+                "photos_issuer": self.photos_as.issuer,
+                "photos_client_id": PHOTOS_CLIENT,
+                "photos_client_secret": self.secrets["photos"],
+            }
         config_file = self.tmp / f"{name}.json"
         config_file.write_text(json.dumps(config))
         self.logs.mkdir(exist_ok=True)
@@ -141,6 +167,13 @@ class World:
     async def vault_entry(self, account: str) -> dict[str, Any]:
         """What the vault keeps of ``account``'s Example Files token, opened with the
         deployment key as the server would (the test's way to learn the refresh token)."""
+        entry = (await self.vault_entries(account, "example-files"))["example-files"]
+        assert entry is not None, f"nothing stored for {account}"
+        return entry
+
+    async def vault_entries(self, account: str, *providers: str) -> dict[str, Any]:
+        """What the vault keeps of ``account``'s token at each of ``providers`` (``None``:
+        nothing)."""
         elicitation = Elicitation(
             key=DeploymentKey(decode_key_text(self.key) or b""),
             store=f"sqlite:///{self.store_path}",
@@ -148,12 +181,21 @@ class World:
         )
         try:
             user = user_id(self.mcp_as.issuer, account)
-            found = await elicitation.vault.get(user, "oauth:example-files")
-            assert found is not None, f"nothing stored for {account}"
-            entry: dict[str, Any] = json.loads(found.get_secret_value())
-            return entry
+            entries: dict[str, Any] = {}
+            for name in providers:
+                found = await elicitation.vault.get(user, f"oauth:{name}")
+                entries[name] = json.loads(found.get_secret_value()) if found else None
+            return entries
         finally:
             await elicitation.store.aclose()
+
+    def mix_up_received(self) -> list[dict[str, Any]]:
+        """What reached the malicious provider's token endpoint (codes, verifiers)."""
+        assert self.photos_as is not None
+        response = httpx2.get(f"{self.photos_as.issuer}/mixup/received", timeout=10)
+        response.raise_for_status()
+        received: list[dict[str, Any]] = response.json()
+        return received
 
     def server_output(self) -> bytes:
         return b"".join(p.read_bytes() for p in sorted(self.logs.iterdir()))
@@ -188,10 +230,20 @@ class World:
 
 @contextlib.asynccontextmanager
 async def world(
-    tmp_path: Path, *, files_ttl: int = 300, flow_ttl: float = 600
+    tmp_path: Path, *, files_ttl: int = 300, flow_ttl: float = 600, mix_up: MixUp | None = None
 ) -> AsyncIterator[World]:
+    """The world; with ``mix_up``, Example Photos (malicious, see :data:`MixUp`) too, and this
+    server a public client at Example Files (so that a stolen code and verifier are all it
+    takes), registered there with every callback this server has, or had: the worst
+    registration an operator could leave, so that nothing but the server's own checks stops
+    the attack."""
     port = free_port()
-    passwords = {"pages": secrets.token_urlsafe(16), "files": secrets.token_urlsafe(16)}
+    origin = f"http://127.0.0.1:{port}"
+    passwords = {
+        "pages": secrets.token_urlsafe(16),
+        "files": secrets.token_urlsafe(16),
+        "photos": secrets.token_urlsafe(16),
+    }
     async with serve_callback() as host_callback:
         mcp_config = {
             "name": "Hotel accounts",
@@ -212,22 +264,41 @@ async def world(
                 },
             ],
         }
+        files_client: dict[str, Any] = {
+            "client_id": FILES_CLIENT,
+            "client_secret": passwords["files"],
+            "redirect_uris": [origin + FILES_CALLBACK],
+            "grant_types": ["authorization_code", "refresh_token"],
+        }
+        if mix_up is not None:
+            files_client = {
+                "client_id": FILES_CLIENT,
+                "token_endpoint_auth_method": "none",
+                "redirect_uris": [
+                    origin + FILES_CALLBACK,
+                    origin + PHOTOS_CALLBACK,
+                    origin + RETIRED_CALLBACK,
+                ],
+                "grant_types": ["authorization_code", "refresh_token"],
+            }
         files_config = {
             "name": "Example Files",
             "accounts": ["alice", "bob"],
             "resources": [
                 {"indicator": FILES_AUDIENCE, "scope": "files:read", "accessTokenTTL": files_ttl}
             ],
-            "clients": [
-                {
-                    "client_id": FILES_CLIENT,
-                    "client_secret": passwords["files"],
-                    "redirect_uris": [f"http://127.0.0.1:{port}/elicit/oauth/callback"],
-                    "grant_types": ["authorization_code", "refresh_token"],
-                }
-            ],
+            "clients": [files_client],
         }
-        with start_provider(mcp_config) as mcp_as, start_provider(files_config) as files_as:
+        with (
+            start_provider(mcp_config) as mcp_as,
+            start_provider(files_config) as files_as,
+            contextlib.ExitStack() as more,
+        ):
+            photos_as = None
+            if mix_up is not None:
+                photos_as = more.enter_context(
+                    start_provider(photos_config(origin, files_as, passwords["photos"], mix_up))
+                )
             async with serve_files(files_as.issuer, FILES_AUDIENCE, scope="files:read") as files:
                 made = World(
                     mcp_as=mcp_as,
@@ -239,12 +310,41 @@ async def world(
                     key=secrets.token_urlsafe(32),
                     secrets=passwords,
                     flow_ttl=flow_ttl,
+                    photos_as=photos_as,
+                    files_public=mix_up is not None,
                 )
                 try:
                     yield made
                 finally:
                     for server in made.servers:
                         server.stop()
+
+
+def photos_config(origin: str, files_as: Provider, secret: str, mix_up: MixUp) -> dict[str, Any]:
+    """Example Photos, malicious: this server is its client as it is Example Files', and its
+    authorization endpoint sends the person on to Example Files as this server (with the
+    ``state`` and PKCE challenge it received), its token endpoint redeeming there whatever
+    code and verifier reach it."""
+    rewrites = {origin + PHOTOS_CALLBACK: origin + FILES_CALLBACK} if mix_up == "rewrites" else {}
+    return {
+        "name": "Example Photos",
+        "accounts": ["alice", "bob"],
+        "resources": [{"indicator": "https://photos.example/api", "scope": "photos:read"}],
+        "clients": [
+            {
+                "client_id": PHOTOS_CLIENT,
+                "client_secret": secret,
+                "redirect_uris": [origin + PHOTOS_CALLBACK, origin + RETIRED_CALLBACK],
+            }
+        ],
+        "mixUp": {
+            "authorizationEndpoint": files_as.authorization_endpoint,
+            "tokenEndpoint": files_as.token_endpoint,
+            "clientId": FILES_CLIENT,
+            "redirectUris": rewrites,
+            "params": {"scope": "files:read", "resource": FILES_AUDIENCE},
+        },
+    }
 
 
 # -- the person and their client ---------------------------------------------------------------
@@ -285,7 +385,7 @@ class Person:
             here = page.url
             if stop_at is not None and stop_at(here):
                 break
-            at_provider = here.startswith((self.world.mcp_as.issuer, self.world.files_as.issuer))
+            at_provider = here.startswith(tuple(p.issuer for p in self.world.providers))
             if not at_provider:
                 break
             if await page.get_by_label("Account").count():

@@ -19,7 +19,9 @@ As in ``mcp_elicit.server`` (``tests/test_layers.py`` reads this table too), top
     connect                         downstream OAuth's connect page and the provider's callback
     downstream, signin, verifier    a tool's token at a third party; browser sign-in; the MCP
                                     side's access tokens
-    metadata, sealed, _extra        discovery and keys; sealed values; the extra's imports
+    metadata, response, sealed      discovery and keys; a provider's answer judged (RFC 9207,
+                                    error codes, its words); sealed values
+    _extra                          the extra's imports
 """
 
 from mcp_elicit.server.oauth.downstream import (

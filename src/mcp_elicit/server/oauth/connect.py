@@ -9,15 +9,27 @@ nothing of OAuth, so this lives here, above them.
   provider with PKCE S256 and a ``state`` sealed for this purpose, holding the flow id, the
   user, the provider and the PKCE verifier, valid until the flow expires. A HEAD, a prefetch
   or a link-preview bot gets a page with the link to go on, and changes nothing.
-- **Callback** (``/elicit/oauth/callback``): the ``state`` must open (else 400: it was
-  changed, or made by someone else's key), the browser must be the user it names (else 403:
-  a foreign ``state``), its flow must be live (a replayed ``state`` finds it finished: the
-  status page, nothing stored; an expired one: 410). Then ``error=access_denied`` declines the
-  flow; any other error, or a code the provider will not exchange, completes it with the
-  error for the tool to report; a code exchanged completes it with the tokens, in one step
-  of the store with the vault entry (``Flows.complete``).
+- **Callback** (``/elicit/oauth/callback/<provider>``, one per provider, the redirect URI the
+  connect page sends): the provider must be one of ours (else 404), the ``state`` must open
+  (else 400: it was changed, or made by someone else's key), the browser must be the user it
+  names (else 403: a foreign ``state``). A ``state`` made for another provider is an OAuth
+  mix-up (``response.py``): refused (400), its code sent nowhere. Its flow must be live (a
+  replayed ``state`` finds it finished: the status page, or, for a flow that ended with an
+  error or a refusal, a page saying nothing was connected; nothing stored; an expired one:
+  410). The response's ``iss`` must then pass RFC 9207 (refused, 400, otherwise). Then
+  ``error=access_denied`` declines the flow; any other error, or a code the provider will not
+  exchange, completes it with the error for the tool to report; a code exchanged completes it
+  with the tokens, in one step of the store with the vault entry (``Flows.complete``).
+- **Refused answers end the flow**: a mix-up or an ``iss`` that fails completes the flow
+  with the refusal (the tool gets an ``AuthorizationFailed`` naming the rule; nothing goes
+  into the vault), since only the flow's own provider, or the browser it sent, could have
+  carried its ``state`` there. The tool may ask again; the same answer is refused again.
+- **The retired shared callback** (``/elicit/oauth/callback``, before each provider had its
+  own) is a page saying to open the link again, and a warning to the operator; it reads
+  nothing it is sent.
 
-Nothing about the tokens reaches a page, a log line or the flow's details.
+Nothing about the tokens reaches a page, a log line or the flow's details; nothing of a
+provider's free text reaches a page or the tool (the log gets it cleaned).
 """
 
 from __future__ import annotations
@@ -39,11 +51,15 @@ from mcp_elicit.flows import FlowError, FlowFinished, Flows
 from mcp_elicit.i18n import _
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.oauth.downstream import (
+    Endpoints,
     OAuthProvider,
     dump_error,
+    dump_refusal,
     dump_token,
+    holds_token,
 )
 from mcp_elicit.server.oauth.metadata import MetadataError
+from mcp_elicit.server.oauth.response import issuer_refusal, provider_words, registered_error
 from mcp_elicit.server.oauth.sealed import Sealer
 from mcp_elicit.server.pages import html
 from mcp_elicit.server.vault import Vault
@@ -51,7 +67,7 @@ from mcp_elicit.stores.records import FlowRecord, FlowStatus
 
 logger = logging.getLogger(__name__)
 
-CALLBACK_PATH = "/oauth/callback"
+CALLBACK_PATH = "/oauth/callback"  # and "/<provider name>": one redirect URI per provider
 _STATE_PURPOSE = "oauth-state"
 _STATE_GRACE = 3600.0
 
@@ -80,7 +96,10 @@ class Connector:
         self._server_name = server_name
 
     def routes(self) -> list[BaseRoute]:
-        return [Route(CALLBACK_PATH, self.callback, methods=["GET"])]
+        return [
+            Route(CALLBACK_PATH + "/{provider}", self.callback, methods=["GET"]),
+            Route(CALLBACK_PATH, self.retired_callback, methods=["GET"]),
+        ]
 
     # -- connect -------------------------------------------------------------------------------
 
@@ -136,7 +155,7 @@ class Connector:
             extra["prompt"] = "consent"
         if provider.resource:
             extra["resource"] = provider.resource
-        async with provider.client(redirect_uri=self.redirect_uri(request)) as oauth:
+        async with provider.client(redirect_uri=self.redirect_uri(request, provider)) as oauth:
             url, _sent_state = oauth.create_authorization_url(
                 endpoints.authorization, state=state, code_verifier=verifier, **extra
             )
@@ -147,13 +166,21 @@ class Connector:
         logger.info("flow %s: sent the browser to %s", flow.id, provider.name)
         return RedirectResponse(url, status_code=303)
 
-    def redirect_uri(self, request: Request) -> str:
-        # The Host was checked against the pages' allow-list before any route ran.
-        return f"{request.url.scheme}://{request.url.netloc}{_base(request)}{CALLBACK_PATH}"
+    def redirect_uri(self, request: Request, provider: OAuthProvider) -> str:
+        # The Host was checked against the pages' allow-list before any route ran. The name
+        # is URL-safe (OAuthProvider checks it).
+        origin = f"{request.url.scheme}://{request.url.netloc}"
+        return f"{origin}{_base(request)}{CALLBACK_PATH}/{provider.name}"
 
     # -- the provider's callback ---------------------------------------------------------------
 
     async def callback(self, request: Request) -> Response:
+        at = self._providers.get(request.path_params["provider"])
+        if at is None:
+            return HTMLResponse(
+                html.not_found_page(base=_base(request), server_name=self._server_name),
+                status_code=404,
+            )
         state = self._state.open(request.query_params.get("state"))
         if state is None:
             logger.info("oauth callback: refused a state that does not open")
@@ -177,27 +204,76 @@ class Connector:
             return HTMLResponse(page, status_code=403)
         flow = await self._flows.get(str(state.get("flow")))
         provider = self._providers.get(str(state.get("provider")))
-        if flow is None or provider is None or flow.user != user:
+        if (
+            flow is None
+            or provider is None
+            or flow.user != user
+            or flow.details.get("provider") != provider.name
+        ):
             return HTMLResponse(
                 html.not_found_page(base=_base(request), server_name=self._server_name),
                 status_code=404,
             )
+        if provider.name != at.name:
+            # The mix-up: this answer is from the provider whose callback this is, to a
+            # request made to another. Its code goes to no token endpoint.
+            return await self._refuse(request, flow, provider, user, "mix_up", came_to=at)
         if flow.status.finished:
             # A replay (or a second tab): this flow has its answer already.
-            return self._status(request, flow, flow.status)
+            return await self._replayed(request, flow, provider, user)
         try:
+            endpoints = await provider.endpoints()
+            refused = issuer_refusal(
+                request.query_params.get("iss"),
+                expected=endpoints.issuer,
+                required=endpoints.iss_required,
+            )
+            if refused is not None:
+                return await self._refuse(request, flow, provider, user, refused, came_to=at)
             if "error" in request.query_params:
                 return await self._provider_said_no(request, flow, provider, user)
-            token = await self._exchange(request, provider, state)
-        except (AuthlibBaseError, MetadataError, httpx2.HTTPError) as error:
-            code = getattr(error, "error", None) or "token_exchange_failed"
-            logger.warning("flow %s: %s refused the code (%s)", flow.id, provider.name, code)
-            return await self._complete(
-                request, flow, provider, user, dump_error(str(code), None), failed=True
+            token = await self._exchange(request, provider, endpoints, state)
+        except AuthlibBaseError as error:
+            code = getattr(error, "error", None)
+            logger.warning(
+                "flow %s: %s refused the code (%s)",
+                flow.id,
+                provider.name,
+                registered_error(code) or "an error OAuth does not define",
             )
+            return await self._complete(request, flow, provider, user, dump_error(code))
+        except (MetadataError, httpx2.HTTPError) as error:
+            logger.warning(
+                "flow %s: %s unreachable (%s)", flow.id, provider.name, type(error).__name__
+            )
+            kept = dump_refusal("unreachable")
+            return await self._complete(request, flow, provider, user, kept)
         except FlowError as error:
             return self._after(request, flow, error)
-        return await self._complete(request, flow, provider, user, dump_token(token), failed=False)
+        if token is None:
+            kept = dump_refusal("no_access_token")
+            return await self._complete(request, flow, provider, user, kept)
+        return await self._complete(request, flow, provider, user, dump_token(token), ok=True)
+
+    async def retired_callback(self, request: Request) -> Response:
+        """The one callback every provider shared before each had its own. What it is sent
+        is not read: a code here could be any provider's."""
+        retired = f"{request.url.scheme}://{request.url.netloc}{_base(request)}{CALLBACK_PATH}"
+        logger.warning(
+            "a provider sent a browser to %s, which no longer takes answers: register "
+            "%s/<provider name> at each provider instead (docs/oauth.md)",
+            retired,
+            retired,
+        )
+        return self._problem(
+            request,
+            _("This link is out of date"),
+            _(
+                "This server now takes each service's answer at an address of its own. Nothing "
+                "was saved: open the link from the app again."
+            ),
+            410,
+        )
 
     async def _provider_said_no(
         self, request: Request, flow: FlowRecord, provider: OAuthProvider, user: str
@@ -210,27 +286,91 @@ class Connector:
                 return self._after(request, flow, failed)
             logger.info("flow %s: consent denied at %s", flow.id, provider.name)
             return RedirectResponse(html.status_url(_base(request), flow.id), status_code=303)
-        description = request.query_params.get("error_description")
-        logger.info("flow %s: %s answered %s", flow.id, provider.name, error)
-        return await self._complete(
-            request, flow, provider, user, dump_error(error, description), failed=True
+        # The description is the provider's free text (anyone's, if the provider is hostile):
+        # the operator's log gets it cleaned and marked as its words; the tool and the page
+        # never see it.
+        logger.info(
+            "flow %s: %s answered %s; its own words, cleaned: %r",
+            flow.id,
+            provider.name,
+            registered_error(error) or f"an error OAuth does not define ({provider_words(error)})",
+            provider_words(request.query_params.get("error_description")),
         )
+        return await self._complete(request, flow, provider, user, dump_error(error))
 
     async def _exchange(
-        self, request: Request, provider: OAuthProvider, state: Mapping[str, Any]
-    ) -> dict[str, Any]:
+        self,
+        request: Request,
+        provider: OAuthProvider,
+        endpoints: Endpoints,
+        state: Mapping[str, Any],
+    ) -> dict[str, Any] | None:
+        """The token for the code, from ``provider``'s own token endpoint (the one the
+        ``state`` was made for: the caller checked); ``None`` without an access token."""
         code = request.query_params.get("code")
         if not code:
             raise OAuth2Error(error="invalid_request", description="no code")
-        endpoints = await provider.endpoints()
         extra = {"resource": provider.resource} if provider.resource else {}
-        async with provider.client(redirect_uri=self.redirect_uri(request)) as oauth:
+        async with provider.client(redirect_uri=self.redirect_uri(request, provider)) as oauth:
             token = await oauth.fetch_token(
                 endpoints.token, code=code, code_verifier=str(state["verifier"]), **extra
             )
-        if not isinstance(token.get("access_token"), str):
-            raise OAuth2Error(error="invalid_token_response", description="no access_token")
-        return dict(token)
+        return dict(token) if isinstance(token.get("access_token"), str) else None
+
+    async def _refuse(
+        self,
+        request: Request,
+        flow: FlowRecord,
+        provider: OAuthProvider,
+        user: str,
+        refused: str,
+        *,
+        came_to: OAuthProvider,
+    ) -> Response:
+        """This server refuses the answer (``refused``, a key of ``response.REFUSALS``): the
+        flow ends with the refusal for the tool, nothing goes into the vault, and the person
+        is told. A flow that has its answer already keeps it (a replay changes nothing)."""
+        logger.warning(
+            "flow %s: refused the answer for %s that came to %s's callback: %s",
+            flow.id,
+            provider.name,
+            came_to.name,
+            refused,
+        )
+        name = provider.vault_name
+        try:
+            await self._flows.complete(
+                flow.id,
+                user=user,
+                result=self._vault.seal_for_flow(flow.id, user, name, dump_refusal(refused)),
+                secret=None,
+            )
+        except FlowFinished:
+            pass
+        except FlowError as error:
+            return self._after(request, flow, error)
+        if refused == "mix_up":
+            return self._problem(
+                request,
+                _("The answer came from another service"),
+                _(
+                    "You were connecting {provider}, but the answer came back from {other}. "
+                    "That is how one service tries to take another's access, so the answer "
+                    "was refused and nothing was saved. The app you came from has been told; "
+                    "you can close this tab."
+                ).format(provider=provider.shown_name, other=came_to.shown_name),
+                400,
+            )
+        return self._problem(
+            request,
+            _("The answer could not be trusted"),
+            _(
+                "The answer did not show that it came from {provider} (its issuer was wrong "
+                "or missing), so it was refused and nothing was saved. The app you came from "
+                "has been told; you can close this tab."
+            ).format(provider=provider.shown_name),
+            400,
+        )
 
     async def _complete(
         self,
@@ -240,7 +380,7 @@ class Connector:
         user: str,
         kept: str,
         *,
-        failed: bool,
+        ok: bool = False,
     ) -> Response:
         name = provider.vault_name
         try:
@@ -249,11 +389,11 @@ class Connector:
                 user=user,
                 result=self._vault.seal_for_flow(flow.id, user, name, kept),
                 # An error is for this call's tool only; tokens are kept for later calls too.
-                secret=None if failed else self._vault.seal(user, name, kept),
+                secret=self._vault.seal(user, name, kept) if ok else None,
             )
         except FlowError as error:
             return self._after(request, flow, error)
-        if failed:
+        if not ok:
             return self._problem(
                 request,
                 _("{provider} did not connect").format(provider=provider.shown_name),
@@ -267,6 +407,26 @@ class Connector:
         return RedirectResponse(html.status_url(_base(request), flow.id), status_code=303)
 
     # -- pages -------------------------------------------------------------------------------
+
+    async def _replayed(
+        self, request: Request, flow: FlowRecord, provider: OAuthProvider, user: str
+    ) -> Response:
+        """Where a finished flow stands, said truthfully: one that ended with an error or a
+        refusal connected nothing, though its status is "completed"."""
+        if flow.status is FlowStatus.COMPLETED:
+            kept = await self._vault.of_flow(flow.id, user, provider.vault_name)
+            if kept is None or not holds_token(kept.get_secret_value()):
+                return self._problem(
+                    request,
+                    _("{provider} did not connect").format(provider=provider.shown_name),
+                    _(
+                        "This answer has been dealt with already: {provider} was not connected "
+                        "and nothing was saved. The app you came from has been told; you can "
+                        "close this tab."
+                    ).format(provider=provider.shown_name),
+                    200,
+                )
+        return self._status(request, flow, flow.status)
 
     def _status(self, request: Request, flow: FlowRecord, status: FlowStatus) -> Response:
         page = html.status_page(

@@ -17,8 +17,14 @@ The rules, and why (URL mode's "URL elicitation for OAuth flows", 2025-11-25):
 - **They are bound to (server, user, provider)**: stored in the vault under
   ``oauth:<provider>`` for the user who asked, sealed with the server's keys. The connect
   page and the callback check that the browser is that user (the pages' same-user rule), and
-  the ``state`` that travels through the provider is sealed with the flow, the user and the
-  PKCE verifier inside: a changed, replayed or foreign ``state`` stores nothing.
+  the ``state`` that travels through the provider is sealed with the flow, the user, the
+  provider and the PKCE verifier inside: a changed, replayed or foreign ``state`` stores
+  nothing.
+- **The code goes only to the provider it is from** (the OAuth mix-up, RFC 9207): each
+  provider has a callback of its own, a ``state`` made for one provider is refused at
+  another's, and the response's ``iss`` must name the provider (``response.py``).
+- **A provider's words are not the tool's**: the tool error names the provider and the OAuth
+  error code (one OAuth defines, else "an error"), never the provider's free text.
 - **Asked only when needed**: a stored token is returned while it is valid, refreshed when it
   has expired and a refresh token is there, and asked for again only when neither works.
   :func:`forget_authorization` revokes it at the provider (when the provider has a
@@ -48,6 +54,7 @@ from mcp_elicit.server.answers import Accepted, Answer
 from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.links import OAUTH_PURPOSE
 from mcp_elicit.server.oauth.metadata import MetadataError, discover
+from mcp_elicit.server.oauth.response import REFUSALS, registered_error
 from mcp_elicit.server.runtime import Services
 from mcp_elicit.server.scope import RequestScope, current_scope
 from mcp_elicit.server.url_mode import FlowLink, UrlRequired, ask_link, no_url_mode
@@ -67,9 +74,11 @@ class OAuthProvider:
 
     ``name`` names it in code and in the vault (``"example-files"``); ``title`` names it to
     people (``"Example Files"``). Endpoints come from ``issuer``'s metadata (OpenID discovery
-    or RFC 8414) unless given. ``client_id`` / ``client_secret``: this deployment's
-    registration, with the redirect URI ``<public_url>/elicit/oauth/callback``. ``scopes``:
-    asked for by default; ``resource``: the RFC 8707 resource indicator to ask a token for."""
+    or RFC 8414) unless given; ``issuer`` is also what the ``iss`` of its authorization
+    responses must equal (RFC 9207). ``client_id`` / ``client_secret``: this deployment's
+    registration, with the redirect URI ``<public_url>/elicit/oauth/callback/<name>`` (one
+    per provider: :mod:`.response` says why). ``scopes``: asked for by default;
+    ``resource``: the RFC 8707 resource indicator to ask a token for."""
 
     name: str
     client_id: str
@@ -105,7 +114,8 @@ class OAuthProvider:
         return f"oauth:{self.name}"
 
     async def endpoints(self, http: httpx2.AsyncClient | None = None) -> Endpoints:
-        """The endpoints, given or discovered (the metadata must name this issuer)."""
+        """The endpoints, given or discovered (the metadata must name this issuer), and
+        whether its authorization responses must carry ``iss`` (its metadata says so)."""
         if self.issuer is None:
             assert self.authorization_endpoint and self.token_endpoint
             return Endpoints(
@@ -116,6 +126,8 @@ class OAuthProvider:
             self.authorization_endpoint or metadata.authorization_endpoint,
             self.token_endpoint or metadata.token_endpoint,
             self.revocation_endpoint or metadata.revocation_endpoint,
+            issuer=self.issuer,
+            iss_required=metadata.iss_parameter_supported,
         )
 
     def client(self, *, redirect_uri: str | None = None) -> AsyncOAuth2Client:
@@ -137,6 +149,8 @@ class Endpoints:
     authorization: str
     token: str
     revocation: str | None
+    issuer: str | None = None
+    iss_required: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,14 +174,24 @@ class ProviderToken:
 
 
 class AuthorizationFailed(CannotAsk):
-    """The provider refused or failed (not the person): the tool error names the provider and
-    its error code."""
+    """The provider refused or failed (not the person), or this server refused its answer:
+    the tool error names the provider and the OAuth error code, or "an error" for a code
+    OAuth does not define, or the rule its answer broke; never the provider's own text.
 
-    def __init__(self, provider: OAuthProvider, error: str, description: str | None = None) -> None:
+    ``error``: that code (``"invalid_client"``), the refusal (``"mix_up"``, a key of
+    ``response.REFUSALS``), or ``None`` for a code OAuth does not define."""
+
+    def __init__(
+        self, provider: OAuthProvider, error: str | None, *, refused: str | None = None
+    ) -> None:
         self.provider = provider.name
-        self.error = error
-        detail = f" ({description})" if description else ""
-        super().__init__(f"{provider.shown_name} did not authorize this server: {error}{detail}")
+        if refused is not None:
+            self.error: str | None = refused
+            why = REFUSALS.get(refused, "its answer was refused")
+        else:
+            self.error = registered_error(error)
+            why = self.error or "an error"
+        super().__init__(f"{provider.shown_name} did not authorize this server: {why}")
 
 
 # -- the tool's side ---------------------------------------------------------------------------
@@ -377,9 +401,8 @@ async def _refresh(
         await services.vault.forget(services.user, provider.vault_name)
         return None
     except (MetadataError, httpx2.HTTPError) as error:
-        raise AuthorizationFailed(
-            provider, "temporarily_unavailable", type(error).__name__
-        ) from error
+        logger.warning("%s: refreshing failed (%s)", provider.name, type(error).__name__)
+        raise AuthorizationFailed(provider, "temporarily_unavailable") from error
     token.setdefault("refresh_token", refresh_token)  # a provider that does not rotate it
     token.setdefault("scope", stored.get("scope"))
     await services.vault.put(services.user, provider.vault_name, dump_token(token))
@@ -401,9 +424,20 @@ async def _token_of_flow(services: Services, provider: OAuthProvider, flow: Any)
     kept = _load(sealed.get_secret_value()) if sealed is not None else None
     if kept is None:
         raise CannotAsk(f"the {provider.shown_name} authorization is no longer stored")
-    if "error" in kept:
-        raise AuthorizationFailed(provider, str(kept["error"]), kept.get("error_description"))
+    failure = _failure_of(provider, kept)
+    if failure is not None:
+        raise failure
     return _token(provider, kept)
+
+
+def _failure_of(provider: OAuthProvider, kept: Mapping[str, Any]) -> AuthorizationFailed | None:
+    """The tool error a flow's kept answer stands for (``dump_error``, ``dump_refusal``), or
+    ``None`` when it holds a token."""
+    if "refused" in kept:
+        return AuthorizationFailed(provider, None, refused=str(kept["refused"]))
+    if "error" in kept:
+        return AuthorizationFailed(provider, kept["error"])
+    return None
 
 
 async def _start_flow(
@@ -460,12 +494,23 @@ def dump_token(token: Mapping[str, Any]) -> str:
     return json.dumps(kept, separators=(",", ":"))
 
 
-def dump_error(error: str, description: str | None) -> str:
-    """What a flow keeps when the provider failed, for the tool to report."""
-    kept: dict[str, Any] = {"error": error}
-    if description:
-        kept["error_description"] = description[:300]
-    return json.dumps(kept, separators=(",", ":"))
+def dump_error(error: str | None) -> str:
+    """What a flow keeps when the provider failed, for the tool to report: the error code if
+    OAuth defines it (``null`` otherwise), and nothing of the provider's free text."""
+    return json.dumps({"error": registered_error(error)}, separators=(",", ":"))
+
+
+def dump_refusal(refused: str) -> str:
+    """What a flow keeps when this server refused the provider's answer (a key of
+    ``response.REFUSALS``)."""
+    return json.dumps({"refused": refused}, separators=(",", ":"))
+
+
+def holds_token(kept: str) -> bool:
+    """Whether what a flow kept is a token (not an error, not a refusal)."""
+    value = _load(kept)
+    # _load keeps nothing else: a record without either is one with an access token.
+    return value is not None and value.keys().isdisjoint({"error", "refused"})
 
 
 def _load(text: str) -> dict[str, Any] | None:
@@ -475,6 +520,8 @@ def _load(text: str) -> dict[str, Any] | None:
         return None
     if not isinstance(value, dict):
         return None
-    if "error" not in value and not isinstance(value.get("access_token"), str):
+    if value.keys().isdisjoint({"error", "refused"}) and not isinstance(
+        value.get("access_token"), str
+    ):
         return None
     return value

@@ -41,6 +41,9 @@ class ProviderMetadata:
     jwks_uri: str | None = None
     revocation_endpoint: str | None = None
     end_session_endpoint: str | None = None
+    # RFC 9207 §3: the provider puts ``iss`` in every authorization response, so a response
+    # without it is not the provider's.
+    iss_parameter_supported: bool = False
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -65,6 +68,9 @@ class ProviderMetadata:
             jwks_uri=optional("jwks_uri"),
             revocation_endpoint=optional("revocation_endpoint"),
             end_session_endpoint=optional("end_session_endpoint"),
+            iss_parameter_supported=(
+                document.get("authorization_response_iss_parameter_supported") is True
+            ),
             raw=dict(document),
         )
 
