@@ -109,9 +109,9 @@ def _warnings(gateway: Gateway, args: argparse.Namespace, tokens: BearerTokens |
                 "mcp-elicit gateway: warning: link verdicts reach 2025 clients only: for "
                 "{revision} clients the SDK's server strips _meta from input requests, so "
                 "io.github.mcp-elicit/url-verdict is lost. A {revision} host must check each "
-                "link itself (mcp-elicit's client does), or connect on 2025-11-25 to receive "
-                "the verdict; --no-url-verdicts silences this."
-            ).format(revision=Revision.V2026_07_28),
+                "link itself (mcp-elicit's client does), or connect on {push_revision} to "
+                "receive the verdict; --no-url-verdicts silences this."
+            ).format(revision=Revision.V2026_07_28, push_revision=Revision.V2025_11_25),
             file=sys.stderr,
         )
     if args.http is not None and tokens is None:
