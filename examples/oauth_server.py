@@ -91,7 +91,9 @@ def build(config: dict[str, Any]) -> tuple[MCPServer, Elicitation]:
         public_url=origin,
         server_id=SERVER_ID,  # fixed, so that a test can open the vault with the key
         flow_ttl=float(config.get("flow_ttl", 600)),
-        url_resume_wait=5.0,
+        # How long a 2026-07-28 retry after "I opened the link" waits for the page to finish
+        # before the link is asked for again (the default is 20 s).
+        url_resume_wait=float(config.get("url_resume_wait", 20.0)),
         url_draft=bool(config.get("url_draft", False)),
     )
     server = MCPServer(

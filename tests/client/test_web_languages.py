@@ -76,6 +76,14 @@ async def in_chinese(page: Any) -> None:
     await no_serious_violations(page)
 
 
+
+async def fields_checked(page: Any) -> None:
+    """Wait until the server has checked the first four fields, now right: their messages go
+    then and the fields below move up, so a click aimed before that lands beside its box."""
+    for n in range(4):
+        await expect(page.locator(f"#f{n}-error")).to_be_hidden()
+
+
 async def test_every_state_in_chinese_from_the_browsers_language() -> None:
     async with hosting("2026-07-28") as host, browser_context(**CHINESE_BROWSER) as context:
         call = host.call("book_everything")
@@ -105,6 +113,7 @@ async def test_every_state_in_chinese_from_the_browsers_language() -> None:
         await page.get_by_label("Email").fill("ada@example.com")
         await page.get_by_label("Country").select_option(label="Portugal")
         await page.get_by_label("Arrival date").fill("2026-05-01")
+        await fields_checked(page)
         await page.get_by_label("Parking").check()
         await page.get_by_label("Nights").fill("3")
         await page.get_by_role("button", name=zh("Review answers")).click()
@@ -336,6 +345,7 @@ async def test_nothing_escapes_the_catalogs_on_the_page() -> None:
             await page.get_by_label("Email").fill("ada@example.com")
             await page.get_by_label("Country").select_option(label="Portugal")
             await page.get_by_label("Arrival date").fill("2026-05-01")
+            await fields_checked(page)
             await page.get_by_label("Parking").check()
             await page.get_by_label("Call me at").fill("2026-05-01T10:00:00Z")
             await review.click()

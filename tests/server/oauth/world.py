@@ -132,6 +132,9 @@ class World:
             "files_audience": FILES_AUDIENCE,
             "flow_ttl": self.flow_ttl,
             "url_draft": url_draft,
+            # Sign-in and consent in a browser on a busy machine can take longer than the
+            # default 20 s; a shorter hold would show the person the same link again.
+            "url_resume_wait": 90.0,
         }
         if self.photos_as is not None:
             config |= {
