@@ -29,7 +29,7 @@ from pathlib import Path
 import anyio
 from mcp.client.stdio import StdioServerParameters
 
-from mcp_elicit.check import Outcome, Status, check_client, check_server, select
+from mcp_elicit.check import Outcome, Report, Status, check_client, check_server, select
 from tests import markers
 from tests.peer_servers.secret_server import free_port, server_env
 from tests.peers import node22, server_everything_command
@@ -173,27 +173,60 @@ def cell(outcome: Outcome | None) -> str:
     return f"{label[outcome.status]}: {seen}"
 
 
-async def server_columns(logs: Path) -> dict[str, dict[tuple[str, str], Outcome]]:
-    columns = {}
-    for server in SERVERS:
-        if server.stdio is not None:
-            command = server.stdio()
-            target = StdioServerParameters(command=command[0], args=command[1:])
-            report = await check_server(target)
-        else:
-            with serving(server, logs) as url:
-                report = await check_server(url)
-        columns[server.name] = {(o.check, o.revision): o for o in report.outcomes}
-    return columns
+AT_ONCE = 3
+"""Checks run at the same time. Most of a check's time is spent waiting (for a peer to start,
+for a notice that a broken peer never sends), so a few at once take a third of the time; more
+would crowd two cores with peers whose answers the checks time."""
 
 
-async def client_columns() -> dict[str, dict[tuple[str, str], Outcome]]:
+async def server_columns(
+    logs: Path, limiter: anyio.CapacityLimiter
+) -> dict[str, dict[tuple[str, str], Outcome]]:
+    reports: dict[str, Report] = {}
+
+    async def column(server: Server) -> None:
+        async with limiter:
+            if server.stdio is not None:
+                command = server.stdio()
+                target = StdioServerParameters(command=command[0], args=command[1:])
+                reports[server.name] = await check_server(target)
+                return
+            # serving() waits for the port with blocking calls: in a thread, so that the
+            # checks running meanwhile keep their event loop.
+            serve = serving(server, logs)
+            url = await anyio.to_thread.run_sync(serve.__enter__)
+            try:
+                reports[server.name] = await check_server(url)
+            finally:
+                await anyio.to_thread.run_sync(serve.__exit__, None, None, None)
+
+    async with anyio.create_task_group() as tasks:
+        for server in SERVERS:
+            tasks.start_soon(column, server)
+    return {
+        server.name: {(o.check, o.revision): o for o in reports[server.name].outcomes}
+        for server in SERVERS
+    }
+
+
+async def client_columns(
+    limiter: anyio.CapacityLimiter,
+) -> dict[str, dict[tuple[str, str], Outcome]]:
+    reports: dict[tuple[str, int], Report] = {}
+
+    async def one_run(client: Client, n: int) -> None:
+        async with limiter:
+            reports[client.name, n] = await check_client(client.command(client.runs[n]))
+
+    async with anyio.create_task_group() as tasks:
+        for client in CLIENTS:
+            for n in range(len(client.runs)):
+                tasks.start_soon(one_run, client, n)
     columns: dict[str, dict[tuple[str, str], Outcome]] = {}
     for client in CLIENTS:
         found: dict[tuple[str, str], Outcome] = {}
-        for run in client.runs:
-            report = await check_client(client.command(run))
-            for outcome in report.outcomes:
+        for n in range(len(client.runs)):
+            for outcome in reports[client.name, n].outcomes:
                 # A run answers for the revision its client chose; the first run that had
                 # the check (passed, failed or skipped) wins over one where it did not apply.
                 key = (outcome.check, outcome.revision)
@@ -218,8 +251,19 @@ def table(
 
 
 async def matrix(logs: Path) -> str:
-    servers = await server_columns(logs)
-    clients = await client_columns()
+    limiter = anyio.CapacityLimiter(AT_ONCE)
+    servers: dict[str, dict[tuple[str, str], Outcome]] = {}
+    clients: dict[str, dict[tuple[str, str], Outcome]] = {}
+
+    async def server_side() -> None:
+        servers.update(await server_columns(logs, limiter))
+
+    async def client_side() -> None:
+        clients.update(await client_columns(limiter))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(server_side)
+        tasks.start_soon(client_side)
     lines = [START, "", "### Servers", ""]
     lines += table("server", select(side="server"), servers)
     lines += ["", "To reproduce a cell (ID: the row's check, REVISION: its revision):", ""]

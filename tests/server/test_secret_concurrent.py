@@ -85,7 +85,11 @@ def person_saving_all_pages_at_once(
     turn = {call: position for position, call in enumerate(order)}
 
     async def on_page(url: str) -> None:
-        async with httpx2.AsyncClient(timeout=60.0) as browser:
+        # A connection per request: the save may come long after the page (every page must be
+        # open first), past the server's keep-alive, and a POST sent on a connection the
+        # server is closing fails (a browser would send it again; httpx does not).
+        no_keep_alive = httpx2.Limits(max_keepalive_connections=0)
+        async with httpx2.AsyncClient(timeout=60.0, limits=no_keep_alive) as browser:
             page = await browser.get(url)
             assert page.status_code == 200, page.status_code
             call = int(re.search(r"for call (\d+)\.", page.text).group(1))  # type: ignore[union-attr]
