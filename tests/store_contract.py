@@ -126,6 +126,22 @@ class StoreContract:
     async def test_get_of_a_missing_flow_is_none(self, store: Store) -> None:
         assert await store.get_flow("nope") is None
 
+    @pytest.mark.parametrize(
+        "flow_id", ["a\x00b", "\x00", "x:flow:y", "../x", "a b", "", "é", "\ud800", "a" * 129]
+    )
+    async def test_an_id_of_another_shape_is_no_flow_and_no_error(
+        self, store: Store, flow_id: str
+    ) -> None:
+        """Ids come from a page's URL: one of another shape (a NUL, a separator, a lone
+        surrogate) reads as no flow on every engine, never as an error of the engine."""
+        assert await store.get_flow(flow_id) is None
+        assert await store.flow_result(flow_id) is None
+        opened = await store.set_flow_status(flow_id, FlowStatus.OPENED, expected=LIVE, now=NOW)
+        assert opened is None
+        assert await store.complete_flow(flow_id, now=NOW, result=b"r") is None
+        with pytest.raises(StoreError, match="not a flow id"):
+            await store.create_flow(flow(flow_id))
+
     async def test_get_does_not_apply_expiry(self, store: Store) -> None:
         await store.create_flow(flow(expires_at=NOW - 1))
         got = await store.get_flow("flow-1")

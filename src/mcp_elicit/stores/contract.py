@@ -36,7 +36,12 @@ class Store(Protocol):
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
         """Store a new flow. Raises :class:`FlowExists` when the id is taken, and
-        :class:`StoreError` when ``details`` is not JSON (NaN and Infinity included).
+        :class:`StoreError` when ``details`` is not JSON (NaN and Infinity included) or the id
+        is not of a flow id's shape (``records.is_flow_id``).
+
+        Every method that takes a ``flow_id`` treats an id of another shape as no flow
+        (``None``), without asking the engine: ids arrive in a page's URL, and a NUL or a lone
+        surrogate must be "not found", not an engine's error.
 
         With ``limit``: raises :class:`TooManyFlows` instead of storing it when its owner
         (``flow.server`` and ``flow.user``) already has ``limit`` live flows, counting those

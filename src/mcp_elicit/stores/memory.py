@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
 
 
 def copy_details(details: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,6 +49,8 @@ class MemoryStore:
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
         self._check_open()
+        if not is_flow_id(flow.id):
+            raise StoreError(f"not a flow id: {flow.id!r} (letters, digits, '-' and '_')")
         if flow.id in self._flows:
             raise FlowExists(f"flow {flow.id!r} already exists")
         if limit is not None:

@@ -84,7 +84,7 @@ import anyio
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
 from mcp_elicit.stores.credentials import read_server_url, without_password
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
 
 if TYPE_CHECKING:
     import asyncpg
@@ -355,6 +355,8 @@ class PostgresStore:
     # -- the contract -----------------------------------------------------------------------
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
+        if not is_flow_id(flow.id):
+            raise StoreError(f"not a flow id: {flow.id!r} (letters, digits, '-' and '_')")
         _finite(flow.created_at, flow.updated_at, flow.expires_at)
         try:
             details = _encode(flow.details)
@@ -389,6 +391,8 @@ class PostgresStore:
             raise TooManyFlows(limit)
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
+        if not is_flow_id(flow_id):
+            return None  # never stored (create_flow); a NUL would be an error of the server's
         pool = self._pool or await self._ready()
         try:
             row = await pool.fetchrow(self._sql.get_flow, flow_id)
@@ -405,6 +409,8 @@ class PostgresStore:
         now: float,
     ) -> FlowRecord | None:
         _finite(now)
+        if not is_flow_id(flow_id):
+            return None
         wanted = [FlowStatus(s).value for s in expected]
         pool = self._pool or await self._ready()
         try:
@@ -424,6 +430,8 @@ class PostgresStore:
         secret: SealedSecret | None = None,
     ) -> FlowRecord | None:
         _finite(now)
+        if not is_flow_id(flow_id):
+            return None
         kept = None if result is None else bytes(result)
         pool = self._pool or await self._ready()
         try:
@@ -447,6 +455,8 @@ class PostgresStore:
         return None if row is None else _record(row)
 
     async def flow_result(self, flow_id: str) -> bytes | None:
+        if not is_flow_id(flow_id):
+            return None
         pool = self._pool or await self._ready()
         try:
             value = await pool.fetchval(self._sql.flow_result, flow_id)

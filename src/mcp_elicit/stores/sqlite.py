@@ -43,7 +43,7 @@ import anyio
 import anyio.to_thread
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
 
 T = TypeVar("T")
 Op = Callable[..., T]
@@ -428,6 +428,8 @@ class SQLiteStore:
     # --- the contract ------------------------------------------------------------------------
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
+        if not is_flow_id(flow.id):
+            raise StoreError(f"not a flow id: {flow.id!r} (letters, digits, '-' and '_')")
         try:
             details = _encode(flow.details)
         except (TypeError, ValueError) as error:
@@ -455,6 +457,8 @@ class SQLiteStore:
             raise TooManyFlows(limit)
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
+        if not is_flow_id(flow_id):
+            return None  # never stored (create_flow); a lone surrogate would not even encode
         try:
             rows = self._inline().execute(GET_FLOW, (flow_id,)).fetchall()
         except sqlite3.Error as error:
@@ -469,6 +473,8 @@ class SQLiteStore:
         expected: Collection[FlowStatus],
         now: float,
     ) -> FlowRecord | None:
+        if not is_flow_id(flow_id):
+            return None
         wanted = {_TEXT[s] for s in expected}
         sql = SET_STATUS[len(wanted)]
         params = (_TEXT[status], now, flow_id, *wanted, now)
@@ -486,6 +492,8 @@ class SQLiteStore:
         result: bytes | None = None,
         secret: SealedSecret | None = None,
     ) -> FlowRecord | None:
+        if not is_flow_id(flow_id):
+            return None
         flow = (now, None if result is None else bytes(result), flow_id, now)
         stored = None if secret is None else _secret_params(secret)
         try:
@@ -495,6 +503,8 @@ class SQLiteStore:
         return _flow(rows[0]) if rows else None
 
     async def flow_result(self, flow_id: str) -> bytes | None:
+        if not is_flow_id(flow_id):
+            return None
         try:
             rows = self._inline().execute(FLOW_RESULT, (flow_id,)).fetchall()
         except sqlite3.Error as error:
