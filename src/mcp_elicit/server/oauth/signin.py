@@ -32,7 +32,7 @@ import json
 import logging
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit
 
 import httpx2
 from authlib.common.errors import AuthlibBaseError
@@ -302,18 +302,60 @@ def _here(request: Request) -> str:
 
 
 def _safe_next(request: Request, wanted: object) -> str:
-    """Where to go after signing in: a path under the pages, or the pages' root. Never
-    another host, never a scheme-relative ``//x``, never a backslash trick."""
-    base = _base(request)
-    fallback = f"{base}/" if base else "/"
-    if not isinstance(wanted, str) or not wanted.startswith("/") or len(wanted) > 2048:
-        return fallback
+    return safe_next(_base(request), wanted)
+
+
+_MAX_NEXT = 2048
+_DECODINGS = 4  # percent-decoding rounds before a path that keeps changing is refused
+
+
+def safe_next(base: str, wanted: object) -> str:
+    """Where to go after signing in (or out): ``wanted`` normalised, when it is a path that
+    stays under the pages (``base``, their mount point: ``/elicit``); otherwise the pages'
+    start (``base + "/"``). Never another host, never elsewhere on this server.
+
+    Normalised as a browser would read it, and then some: percent-decoded until it stops
+    changing (``%2e%2e`` is ``..``, ``%252e`` too), dot segments resolved (``/elicit/../evil``
+    is ``/evil``, outside), empty segments dropped (so it can never become ``//host``). A
+    backslash, a control character or white space anywhere, decoded or not, is refused
+    outright: browsers read ``\\`` as ``/`` and drop tabs and newlines, so such a path could
+    mean something else to them than to us. What is returned is the normalised path
+    (re-encoded) and the query: what the browser is sent to is what was checked."""
+    start = f"{base}/" if base else "/"
+    if not isinstance(wanted, str) or not wanted.startswith("/") or len(wanted) > _MAX_NEXT:
+        return start
+    if _unsafe_characters(wanted):
+        return start
     parts = urlsplit(wanted)
-    if parts.scheme or parts.netloc or "\\" in wanted or wanted.startswith("//"):
-        return fallback
-    if base and not (parts.path == base or parts.path.startswith(base + "/")):
-        return fallback
-    return wanted
+    if parts.scheme or parts.netloc:
+        return start
+    path = parts.path
+    for _round in range(_DECODINGS):
+        decoded = unquote(path)
+        if decoded == path:
+            break
+        path = decoded
+    else:
+        return start  # still encoded after several rounds: nothing of ours looks like that
+    if _unsafe_characters(path) or not path.startswith("/"):
+        return start
+    segments: list[str] = []
+    for segment in path.split("/")[1:]:
+        if segment == "..":
+            if segments:
+                segments.pop()
+        elif segment not in ("", "."):
+            segments.append(segment)
+    trailing = path.endswith(("/", "/.", "/..")) and bool(segments)
+    normal = "/" + "/".join(segments) + ("/" if trailing else "")
+    if base and not (normal == base or normal.startswith(base + "/")):
+        return start
+    query = f"?{parts.query}" if parts.query else ""
+    return quote(normal, safe="/!$&'()*+,;=:@-._~") + query
+
+
+def _unsafe_characters(text: str) -> bool:
+    return any(c == "\\" or c.isspace() or ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in text)
 
 
 def _set_cookie(
