@@ -509,6 +509,42 @@ class StoreContract:
         await store.complete_flow("flow-1", now=NOW + 1, result=raw)
         assert await store.flow_result("flow-1") == raw
 
+    # --- ended browser sessions ---------------------------------------------------------------
+
+    async def test_a_session_never_ended_is_not_ended(self, store: Store) -> None:
+        assert await store.session_ended("session-1", now=NOW) is False
+
+    async def test_an_ended_session_stays_ended_until_it_would_have_expired(
+        self, store: Store
+    ) -> None:
+        await store.end_session("session-1", until=NOW + 100, now=NOW)
+        assert await store.session_ended("session-1", now=NOW) is True
+        assert await store.session_ended("session-1", now=NOW + 99.5) is True
+        assert await store.session_ended("session-1", now=NOW + 100) is False
+        assert await store.session_ended("session-2", now=NOW) is False
+
+    async def test_ending_a_session_again_never_shortens_it(self, store: Store) -> None:
+        await store.end_session("session-1", until=NOW + 100, now=NOW)
+        await store.end_session("session-1", until=NOW + 10, now=NOW + 1)
+        assert await store.session_ended("session-1", now=NOW + 50) is True
+        await store.end_session("session-1", until=NOW + 200, now=NOW + 2)
+        assert await store.session_ended("session-1", now=NOW + 150) is True
+
+    async def test_ending_a_session_already_expired_keeps_nothing_it_needs(
+        self, store: Store
+    ) -> None:
+        await store.end_session("session-1", until=NOW - 1, now=NOW)
+        assert await store.session_ended("session-1", now=NOW) is False
+
+    @pytest.mark.parametrize("session_id", ["a:b", "a\x00b", "", "é", "a" * 129])
+    async def test_a_session_id_of_another_shape_is_a_store_error(
+        self, store: Store, session_id: str
+    ) -> None:
+        with pytest.raises(StoreError, match="not a session id"):
+            await store.end_session(session_id, until=NOW + 1, now=NOW)
+        with pytest.raises(StoreError, match="not a session id"):
+            await store.session_ended(session_id, now=NOW)
+
     # --- callers at once ------------------------------------------------------------------------
 
     async def test_twenty_creates_at_once_with_a_limit_of_five_store_five(

@@ -23,6 +23,11 @@ The rules, and why:
 - **Switching account** ("this link was made for another account") starts a new sign-in with
   ``prompt=login``; the session changes only when that sign-in completes. Signing out is a
   POST with a CSRF token (a GET would let any page sign the person out).
+- **Signing out ends the session, not only the cookie.** Each session has an id of its own,
+  sealed in the cookie; signing out (and switching account) records that id as ended in the
+  store the flows are kept in (``Store.end_session``) until the session would have expired,
+  and every page request asks the store (``Store.session_ended``): a copy of the cookie taken
+  before is refused on every instance that shares the store.
 """
 
 from __future__ import annotations
@@ -30,7 +35,10 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import secrets
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote, urlencode, urlsplit
 
@@ -52,6 +60,8 @@ from mcp_elicit.server.oauth.verifier import ALGORITHMS
 from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.body import FormRefused, read_form
 from mcp_elicit.server.pages.csrf import FIELD_NAME, Csrf, came_from_this_origin
+from mcp_elicit.stores import Store
+from mcp_elicit.stores.records import is_session_id
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +72,17 @@ CALLBACK_PATH = "/signin/callback"
 SIGNOUT_PATH = "/signout"
 _SIGNIN_SECONDS = 600.0
 _SIGNOUT_BINDING = "signout"  # what the sign-out form's CSRF token is bound to
+_SESSION_ID_BYTES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class _Session:
+    """What a session cookie holds: the user, the session's own id (what signing out ends),
+    and when it expires."""
+
+    user: str
+    id: str
+    until: float
 
 
 def user_id(issuer: str, subject: str) -> str:
@@ -99,6 +120,7 @@ class OidcIdentity(AccessTokenIdentity):
         self._session: Sealer | None = None
         self._signin: Sealer | None = None
         self._csrf: Csrf | None = None
+        self._store: Store | None = None
 
     def __repr__(self) -> str:  # never the client secret
         return f"OidcIdentity(issuer={self.issuer!r}, client_id={self.client_id!r})"
@@ -106,11 +128,13 @@ class OidcIdentity(AccessTokenIdentity):
     # -- the Identity protocol -------------------------------------------------------------
 
     async def user_of_browser(self, request: Request) -> str | None:
-        if self._session is None:
+        session = self._session_of(request)
+        if session is None or self._store is None:
             return None  # the pages have not been built: nobody can have signed in
-        session = self._session.open(request.cookies.get(SESSION_COOKIE))
-        user = session.get("user") if session is not None else None
-        return user if isinstance(user, str) and user else None
+        if await self._store.session_ended(session.id, now=time.time()):
+            logger.info("sign-in: refused a session that was signed out")
+            return None
+        return session.user
 
     def login_url(self, request: Request) -> str | None:
         """The sign-in page, coming back to this page; with ``prompt=login`` when someone is
@@ -122,11 +146,15 @@ class OidcIdentity(AccessTokenIdentity):
 
     # -- the pages' routes ------------------------------------------------------------------
 
-    def sign_in_routes(self, *, key: bytes | Sequence[bytes], csrf: Csrf) -> list[BaseRoute]:
-        """The routes the hosted pages add for this identity, and the keys it seals with."""
+    def sign_in_routes(
+        self, *, key: bytes | Sequence[bytes], csrf: Csrf, store: Store
+    ) -> list[BaseRoute]:
+        """The routes the hosted pages add for this identity, the keys it seals with, and the
+        store (the flows') where a signed-out session is kept for every instance to refuse."""
         self._session = Sealer(key, "browser-session")
         self._signin = Sealer(key, "browser-signin")
         self._csrf = csrf
+        self._store = store
         return [
             Route(SIGNIN_PATH, self._start, methods=["GET"]),
             Route(CALLBACK_PATH, self._callback, methods=["GET"]),
@@ -200,12 +228,42 @@ class OidcIdentity(AccessTokenIdentity):
             )
             _clear_cookie(response, request, SIGNIN_COOKIE)
             return response
+        previous = self._session_of(request)
+        if previous is not None:
+            # Switching account: the session this browser had ends here, not only its cookie.
+            await self._end(previous)
         response = RedirectResponse(_safe_next(request, pending.get("next")), status_code=303)
-        session = self._session.seal({"user": user}, ttl=self.session_seconds)
+        session = self._session.seal(
+            {
+                "user": user,
+                "sid": secrets.token_urlsafe(_SESSION_ID_BYTES),
+                "until": time.time() + self.session_seconds,
+            },
+            ttl=self.session_seconds,
+        )
         _set_cookie(response, request, SESSION_COOKIE, session, max_age=int(self.session_seconds))
         _clear_cookie(response, request, SIGNIN_COOKIE)
         logger.info("sign-in: a browser signed in")
         return response
+
+    def _session_of(self, request: Request) -> _Session | None:
+        """The session this browser's cookie holds, whether or not it was ended since."""
+        if self._session is None:
+            return None
+        sealed = self._session.open(request.cookies.get(SESSION_COOKIE))
+        if sealed is None:
+            return None
+        user, sid, until = sealed.get("user"), sealed.get("sid"), sealed.get("until")
+        if not (isinstance(user, str) and user and isinstance(sid, str) and is_session_id(sid)):
+            return None  # sealed before sessions had ids (or not by us): sign in again
+        if not isinstance(until, int | float) or isinstance(until, bool):
+            return None
+        return _Session(user, sid, float(until))
+
+    async def _end(self, session: _Session) -> None:
+        """End ``session`` for every instance sharing the store, until it would have expired."""
+        assert self._store is not None
+        await self._store.end_session(session.id, until=session.until, now=time.time())
 
     async def _finish(self, request: Request, pending: dict[str, Any]) -> str:
         code = request.query_params.get("code")
@@ -256,6 +314,12 @@ class OidcIdentity(AccessTokenIdentity):
                 request, _("Not signed out"), _("This form was not sent from this page."), 403
             )
         next_path = _safe_next(request, form.get("next"))
+        session = self._session_of(request)
+        if session is not None:
+            # The session itself ends, not only this browser's copy of it: a copy of the cookie
+            # taken before (another browser, a proxy's log) opens nothing either, on any
+            # instance sharing the store.
+            await self._end(session)
         # A page of our own, not a redirect on to the provider: the pages' CSP allows forms
         # to post only here (form-action 'self'), and browsers hold a form's redirects to it.
         query = urlencode({"next": next_path, "prompt": "login"})
