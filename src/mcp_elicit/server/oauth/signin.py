@@ -32,9 +32,11 @@ The rules, and why:
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import logging
+import re
 import secrets
 import time
 from collections.abc import Sequence
@@ -59,20 +61,25 @@ from mcp_elicit.server.oauth.sealed import Sealer
 from mcp_elicit.server.oauth.verifier import ALGORITHMS
 from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.body import FormRefused, read_form
+from mcp_elicit.server.pages.cookies import clear_cookie, read_cookie, set_cookie
 from mcp_elicit.server.pages.csrf import FIELD_NAME, Csrf, came_from_this_origin
 from mcp_elicit.stores import Store
 from mcp_elicit.stores.records import is_session_id
 
 logger = logging.getLogger(__name__)
 
+# The cookies' names; on https each is the name with the __Host- prefix (pages/cookies.py).
 SESSION_COOKIE = "mcp_elicit_session"
 SIGNIN_COOKIE = "mcp_elicit_signin"
+BROWSER_COOKIE = "mcp_elicit_browser"
 SIGNIN_PATH = "/signin"
 CALLBACK_PATH = "/signin/callback"
 SIGNOUT_PATH = "/signout"
 _SIGNIN_SECONDS = 600.0
 _SIGNOUT_BINDING = "signout"  # what the sign-out form's CSRF token is bound to
 _SESSION_ID_BYTES = 32
+_BROWSER_SECONDS = 365 * 86400  # the browser's binding outlives sign-ins, so it is there first
+_BROWSER_SHAPE = re.compile(r"[A-Za-z0-9_-]{43}")  # token_urlsafe(32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +147,7 @@ class OidcIdentity(AccessTokenIdentity):
         """The sign-in page, coming back to this page; with ``prompt=login`` when someone is
         signed in already (they are switching account)."""
         query = {"next": _here(request)}
-        if request.cookies.get(SESSION_COOKIE):
+        if read_cookie(request, SESSION_COOKIE):
             query["prompt"] = "login"
         return f"{_base(request)}{SIGNIN_PATH}?{urlencode(query)}"
 
@@ -184,19 +191,39 @@ class OidcIdentity(AccessTokenIdentity):
                 metadata.authorization_endpoint, state=state, code_verifier=verifier, **extra
             )
         response = RedirectResponse(url, status_code=303)
+        browser = _browser_of(request)
+        fresh = browser is None
+        if browser is None:
+            browser = secrets.token_urlsafe(32)
         sealed = self._signin.seal(
-            {"state": state, "nonce": nonce, "verifier": verifier, "next": next_path},
+            {
+                "state": state,
+                "nonce": nonce,
+                "verifier": verifier,
+                "next": next_path,
+                "browser": _binding(browser),
+            },
             ttl=_SIGNIN_SECONDS,
         )
         _set_cookie(response, request, SIGNIN_COOKIE, sealed, max_age=int(_SIGNIN_SECONDS))
+        if fresh:
+            _set_cookie(response, request, BROWSER_COOKIE, browser, max_age=_BROWSER_SECONDS)
         return response
 
     async def _callback(self, request: Request) -> Response:
         assert self._signin is not None and self._session is not None
-        pending = self._signin.open(request.cookies.get(SIGNIN_COOKIE))
+        pending = self._signin.open(read_cookie(request, SIGNIN_COOKIE))
         given = request.query_params.get("state", "")
-        if pending is None or not hmac.compare_digest(
-            str(pending["state"]).encode(), given.encode()
+        browser = _browser_of(request)
+        if (
+            pending is None
+            or not hmac.compare_digest(str(pending["state"]).encode(), given.encode())
+            # The sign-in must have been started by this browser: its binding, not only a
+            # sign-in cookie that may have been planted in it (pages/cookies.py).
+            or browser is None
+            or not hmac.compare_digest(
+                str(pending.get("browser")).encode(), _binding(browser).encode()
+            )
         ):
             logger.info("sign-in: refused a callback whose state is not this browser's")
             return _problem(
@@ -250,7 +277,7 @@ class OidcIdentity(AccessTokenIdentity):
         """The session this browser's cookie holds, whether or not it was ended since."""
         if self._session is None:
             return None
-        sealed = self._session.open(request.cookies.get(SESSION_COOKIE))
+        sealed = self._session.open(read_cookie(request, SESSION_COOKIE))
         if sealed is None:
             return None
         user, sid, until = sealed.get("user"), sealed.get("sid"), sealed.get("until")
@@ -425,25 +452,24 @@ def _unsafe_characters(text: str) -> bool:
 def _set_cookie(
     response: Response, request: Request, name: str, value: str, *, max_age: int
 ) -> None:
-    response.set_cookie(
-        name,
-        value,
-        max_age=max_age,
-        path=request.scope.get("root_path") or "/",
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-    )
+    # SameSite=Lax: the provider's redirect back is a top-level GET from another site.
+    set_cookie(response, request, name, value, samesite="lax", max_age=max_age)
 
 
 def _clear_cookie(response: Response, request: Request, name: str) -> None:
-    response.delete_cookie(
-        name,
-        path=request.scope.get("root_path") or "/",
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-    )
+    clear_cookie(response, request, name, samesite="lax")
+
+
+def _browser_of(request: Request) -> str | None:
+    """This browser's own binding (its ``mcp_elicit_browser`` cookie), if of our shape."""
+    browser = read_cookie(request, BROWSER_COOKIE)
+    return browser if browser is not None and _BROWSER_SHAPE.fullmatch(browser) else None
+
+
+def _binding(browser: str) -> str:
+    """What a sign-in cookie keeps of the browser that started it: a hash, so that the
+    sealed cookie never carries the binding itself."""
+    return hashlib.sha256(b"mcp-elicit/browser|" + browser.encode()).hexdigest()
 
 
 def _server_name(request: Request) -> str:
