@@ -9,17 +9,23 @@ person is one user on both sides, and the same-user rule of the pages can hold.
 The rules, and why:
 
 - **A browser that is not signed in is sent to sign in** and comes back to the page it
-  wanted (``next``, which must be a path under the pages: never an open redirect).
+  wanted (``next``, normalised and followed only while it stays under the pages:
+  :func:`safe_next`; never an open redirect, never elsewhere on the server).
 - **What the browser carries is sealed** (``sealed.Sealer``: AES-GCM, a key per purpose,
-  an expiry inside): the session cookie (``mcp_elicit_session``: the user, 8 hours by
-  default) and, while the person is at the provider, the sign-in's state cookie
-  (``mcp_elicit_signin``: ``state``, ``nonce``, the PKCE verifier, ``next``; 10 minutes). Both
-  are ``HttpOnly``, ``SameSite=Lax`` (the provider's redirect back is a top-level GET from
-  another site), ``Secure`` on https, and scoped to the pages' path.
+  an expiry inside): the session cookie (``mcp_elicit_session``: the user and the session's
+  id, 8 hours by default) and, while the person is at the provider, the sign-in's state cookie
+  (``mcp_elicit_signin``: ``state``, ``nonce``, the PKCE verifier, ``next``, and a hash of the
+  browser's binding; 10 minutes). The binding (``mcp_elicit_browser``) is a random cookie of
+  the browser's own, set before its first sign-in and kept for a year. All are ``HttpOnly``
+  and ``SameSite=Lax`` (the provider's redirect back is a top-level GET from another site);
+  on https they are ``__Host-`` cookies (``Secure``, ``Path=/``, no ``Domain``), on http
+  scoped to the pages' path (``pages/cookies.py`` says why).
 - **The callback trusts nothing it is sent**: ``state`` must equal the state cookie's
-  (constant-time); the code is exchanged with the verifier; the ID token must be signed by the
-  issuer's keys and name the issuer, this client (``aud``), the nonce, and be unexpired.
-  Anything else: a page saying sign-in failed, and no session.
+  (constant-time), and the state cookie must name this browser's binding (a sign-in cookie
+  planted in another browser finishes nothing: login CSRF); the code is exchanged with the
+  verifier; the ID token must be signed by the issuer's keys and name the issuer, this client
+  (``aud``), the nonce, and be unexpired. Anything else: a page saying sign-in failed, and no
+  session.
 - **Switching account** ("this link was made for another account") starts a new sign-in with
   ``prompt=login``; the session changes only when that sign-in completes. Signing out is a
   POST with a CSRF token (a GET would let any page sign the person out).
