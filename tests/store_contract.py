@@ -126,6 +126,22 @@ class StoreContract:
     async def test_get_of_a_missing_flow_is_none(self, store: Store) -> None:
         assert await store.get_flow("nope") is None
 
+    @pytest.mark.parametrize(
+        "flow_id", ["a\x00b", "\x00", "x:flow:y", "../x", "a b", "", "é", "\ud800", "a" * 129]
+    )
+    async def test_an_id_of_another_shape_is_no_flow_and_no_error(
+        self, store: Store, flow_id: str
+    ) -> None:
+        """Ids come from a page's URL: one of another shape (a NUL, a separator, a lone
+        surrogate) reads as no flow on every engine, never as an error of the engine."""
+        assert await store.get_flow(flow_id) is None
+        assert await store.flow_result(flow_id) is None
+        opened = await store.set_flow_status(flow_id, FlowStatus.OPENED, expected=LIVE, now=NOW)
+        assert opened is None
+        assert await store.complete_flow(flow_id, now=NOW, result=b"r") is None
+        with pytest.raises(StoreError, match="not a flow id"):
+            await store.create_flow(flow(flow_id))
+
     async def test_get_does_not_apply_expiry(self, store: Store) -> None:
         await store.create_flow(flow(expires_at=NOW - 1))
         got = await store.get_flow("flow-1")
@@ -492,6 +508,42 @@ class StoreContract:
         await store.create_flow(flow())
         await store.complete_flow("flow-1", now=NOW + 1, result=raw)
         assert await store.flow_result("flow-1") == raw
+
+    # --- ended browser sessions ---------------------------------------------------------------
+
+    async def test_a_session_never_ended_is_not_ended(self, store: Store) -> None:
+        assert await store.session_ended("session-1", now=NOW) is False
+
+    async def test_an_ended_session_stays_ended_until_it_would_have_expired(
+        self, store: Store
+    ) -> None:
+        await store.end_session("session-1", until=NOW + 100, now=NOW)
+        assert await store.session_ended("session-1", now=NOW) is True
+        assert await store.session_ended("session-1", now=NOW + 99.5) is True
+        assert await store.session_ended("session-1", now=NOW + 100) is False
+        assert await store.session_ended("session-2", now=NOW) is False
+
+    async def test_ending_a_session_again_never_shortens_it(self, store: Store) -> None:
+        await store.end_session("session-1", until=NOW + 100, now=NOW)
+        await store.end_session("session-1", until=NOW + 10, now=NOW + 1)
+        assert await store.session_ended("session-1", now=NOW + 50) is True
+        await store.end_session("session-1", until=NOW + 200, now=NOW + 2)
+        assert await store.session_ended("session-1", now=NOW + 150) is True
+
+    async def test_ending_a_session_already_expired_keeps_nothing_it_needs(
+        self, store: Store
+    ) -> None:
+        await store.end_session("session-1", until=NOW - 1, now=NOW)
+        assert await store.session_ended("session-1", now=NOW) is False
+
+    @pytest.mark.parametrize("session_id", ["a:b", "a\x00b", "", "é", "a" * 129])
+    async def test_a_session_id_of_another_shape_is_a_store_error(
+        self, store: Store, session_id: str
+    ) -> None:
+        with pytest.raises(StoreError, match="not a session id"):
+            await store.end_session(session_id, until=NOW + 1, now=NOW)
+        with pytest.raises(StoreError, match="not a session id"):
+            await store.session_ended(session_id, now=NOW)
 
     # --- callers at once ------------------------------------------------------------------------
 

@@ -288,15 +288,24 @@ async def test_the_page_names_the_app_to_go_back_to(site: Site) -> None:
 
 
 async def test_csrf_cookie_attributes(site_for: Callable[..., Site]) -> None:
-    for base_url, secure in ((ORIGIN, False), ("https://pages.test", True)):
+    # On https a __Host- cookie (Secure, Path=/, no Domain): no sibling domain and no
+    # plain-http answer can plant one (issue 30, finding 6). On http, the pages' path.
+    for base_url, name, path, secure in (
+        (ORIGIN, COOKIE_NAME, "/elicit", False),
+        ("https://pages.test", f"__Host-{COOKIE_NAME}", "/", True),
+    ):
         site = site_for(base_url=base_url)
         flow_id = await site.start()
         page = await site.client.get(flow_path(flow_id), headers=ALICE)
         cookie = page.headers["set-cookie"]
-        assert cookie.startswith(f"{COOKIE_NAME}=")
+        assert cookie.startswith(f"{name}=")
         attributes = {part.strip().lower() for part in cookie.split(";")[1:]}
-        assert {"httponly", "path=/elicit", "samesite=strict"} <= attributes
+        assert {"httponly", f"path={path}", "samesite=strict"} <= attributes
         assert ("secure" in attributes) is secure
+        assert not any(a.startswith("domain") for a in attributes)
+        # The form posts back with it: the token checks against the __Host- cookie.
+        answer = await site.post(flow_id, {"csrf": token_in(page.text), "action": "decline"}, ALICE)
+        assert answer.status_code == 303
 
 
 async def test_a_second_tab_keeps_the_first_tabs_token_valid(site: Site) -> None:

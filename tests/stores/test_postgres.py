@@ -98,7 +98,7 @@ async def test_the_schema_is_made_on_first_use_and_a_second_store_leaves_it_alon
             assert await tables_of(connection, schema) == {}  # opening connects to nothing
             await first.create_flow(flow())
             made = await tables_of(connection, schema)
-            assert set(made) == {"flows", "secrets", "schema_version"}
+            assert set(made) == {"flows", "secrets", "ended_sessions", "schema_version"}
             assert await version_rows(connection, schema) == [SCHEMA_VERSION]
             second = open_store(f"{DATABASE_URL}?schema={schema}")
             try:
@@ -211,6 +211,9 @@ async def test_a_store_meeting_an_older_version_migrates_it_and_keeps_the_data()
                 await connection.execute(
                     f"UPDATE \"{schema}\".flows SET status = 'lost' WHERE id = 'old'"
                 )
+            # Version 3's table: sessions ended on one instance are ended for all.
+            await store.end_session("session-1", until=NOW + 60, now=NOW)
+            assert await stores[1].session_ended("session-1", now=NOW + 1)
         finally:
             for one in stores:
                 await one.aclose()
@@ -239,6 +242,7 @@ async def test_a_table_prefix_puts_every_name_under_it() -> None:
         assert set(await tables_of(connection, store.schema)) == {
             "tenant_a_flows",
             "tenant_a_secrets",
+            "tenant_a_ended_sessions",
             "tenant_a_schema_version",
         }
         indexes = await connection.fetch(

@@ -416,8 +416,36 @@ async def test_sqlite_upgrades_a_version_1_file(tmp_path: Path) -> None:
         await store.aclose()
     raw = sqlite3.connect(path)
     try:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == sqlite_engine.SCHEMA_VERSION
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        raw.close()
+
+
+@pytest.mark.anyio
+async def test_sqlite_upgrades_a_version_2_file_keeping_everything(tmp_path: Path) -> None:
+    """Version 3 adds the ended browser sessions; flows and secrets stay as they were."""
+    path = tmp_path / "v2.db"
+    store = SQLiteStore(path)
+    await store.create_flow(flow("kept", server="srv"))
+    await store.put_secret(SealedSecret("user-1", "api_key", b"v", NOW, "srv"))
+    await store.aclose()
+    raw = sqlite3.connect(path)
+    raw.execute("DROP TABLE ended_sessions")
+    raw.execute("PRAGMA user_version = 2")
+    raw.commit()
+    raw.close()
+    store = SQLiteStore(path)
+    try:
+        assert await store.get_flow("kept") == flow("kept", server="srv")
+        assert await store.get_secret("user-1", "api_key", server="srv") is not None
+        await store.end_session("session-1", until=NOW + 60, now=NOW)
+        assert await store.session_ended("session-1", now=NOW + 1)
+    finally:
+        await store.aclose()
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == sqlite_engine.SCHEMA_VERSION
     finally:
         raw.close()
 

@@ -114,6 +114,12 @@ class Flows:
         self._wakeups = Wakeups()
 
     @property
+    def store(self) -> Store:
+        """The store these flows are kept in (the hosted pages keep ended sign-ins there too,
+        so that every instance sharing it sees them)."""
+        return self._store
+
+    @property
     def server(self) -> str | None:
         """The server these flows belong to; ``None`` for a view of every flow."""
         return self._server

@@ -1,4 +1,5 @@
-"""The store contract every engine meets, and the errors it raises.
+"""The store contract every engine meets, and the errors it raises: flows, sealed secrets,
+and the ended browser sessions that every instance must refuse.
 
 Engines are asynchronous and safe to share between tasks. Times are Unix seconds (float),
 always passed in by the caller so that tests and sweeps control the clock.
@@ -36,7 +37,12 @@ class Store(Protocol):
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
         """Store a new flow. Raises :class:`FlowExists` when the id is taken, and
-        :class:`StoreError` when ``details`` is not JSON (NaN and Infinity included).
+        :class:`StoreError` when ``details`` is not JSON (NaN and Infinity included) or the id
+        is not of a flow id's shape (``records.is_flow_id``).
+
+        Every method that takes a ``flow_id`` treats an id of another shape as no flow
+        (``None``), without asking the engine: ids arrive in a page's URL, and a NUL or a lone
+        surrogate must be "not found", not an engine's error.
 
         With ``limit``: raises :class:`TooManyFlows` instead of storing it when its owner
         (``flow.server`` and ``flow.user``) already has ``limit`` live flows, counting those
@@ -96,6 +102,18 @@ class Store(Protocol):
 
     async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
         """Delete the secret of ``(server, user, name)``; ``True`` when there was one."""
+
+    async def end_session(self, session_id: str, *, until: float, now: float) -> None:
+        """Record that the browser session ``session_id`` has ended (signed out), for every
+        instance sharing this store, until ``until``: when the session would have expired
+        anyway, after which the record may be forgotten (and ending it again keeps the later
+        ``until``). Records whose ``until`` is past ``now`` may be forgotten here. Raises
+        :class:`StoreError` for an id not of a session id's shape
+        (``records.is_session_id``)."""
+
+    async def session_ended(self, session_id: str, *, now: float) -> bool:
+        """Whether ``session_id`` was ended and is still remembered (``until > now``). An id
+        not of a session id's shape raises :class:`StoreError`, as in :meth:`end_session`."""
 
     async def aclose(self) -> None:
         """Release connections. Idempotent; any other call afterwards raises

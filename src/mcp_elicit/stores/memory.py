@@ -14,7 +14,14 @@ from dataclasses import replace
 from typing import Any
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.records import (
+    LIVE,
+    FlowRecord,
+    FlowStatus,
+    SealedSecret,
+    is_flow_id,
+    is_session_id,
+)
 
 
 def copy_details(details: Mapping[str, Any]) -> dict[str, Any]:
@@ -29,6 +36,12 @@ def copy_details(details: Mapping[str, Any]) -> dict[str, Any]:
     return copied
 
 
+def check_session_id(session_id: str) -> None:
+    """:class:`StoreError` for an id that is not of a session id's shape."""
+    if not is_session_id(session_id):
+        raise StoreError(f"not a session id: {session_id!r} (letters, digits, '-' and '_')")
+
+
 class MemoryStore:
     """Flows and secrets in dicts; gone when the process ends."""
 
@@ -37,6 +50,7 @@ class MemoryStore:
         self._flows: dict[str, FlowRecord] = {}
         self._results: dict[str, bytes] = {}
         self._secrets: dict[tuple[str, str, str], SealedSecret] = {}
+        self._ended: dict[str, float] = {}  # session id -> until
         self._closed = False
 
     def _check_open(self) -> None:
@@ -49,6 +63,8 @@ class MemoryStore:
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
         self._check_open()
+        if not is_flow_id(flow.id):
+            raise StoreError(f"not a flow id: {flow.id!r} (letters, digits, '-' and '_')")
         if flow.id in self._flows:
             raise FlowExists(f"flow {flow.id!r} already exists")
         if limit is not None:
@@ -141,6 +157,19 @@ class MemoryStore:
     async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
         self._check_open()
         return self._secrets.pop((server, user, name), None) is not None
+
+    async def end_session(self, session_id: str, *, until: float, now: float) -> None:
+        self._check_open()
+        check_session_id(session_id)
+        for gone in [s for s, kept in self._ended.items() if kept <= now]:
+            del self._ended[gone]
+        if until > now:
+            self._ended[session_id] = max(until, self._ended.get(session_id, until))
+
+    async def session_ended(self, session_id: str, *, now: float) -> bool:
+        self._check_open()
+        check_session_id(session_id)
+        return self._ended.get(session_id, now) > now
 
     async def aclose(self) -> None:
         self._closed = True

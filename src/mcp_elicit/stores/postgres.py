@@ -41,6 +41,9 @@ it apart or run several deployments in one database. Both are checked against a 
   (``purge_flows``). Their predicates are written as literals in the statements too, so that
   the planner can use them under a generic plan.
 - ``secrets``: sealed bytes (``bytea``) and their time, keyed by (server, owner, name).
+- ``ended_sessions``: the ids of browser sessions that were signed out, with the time until
+  which they are kept (when they would have expired anyway), indexed by that time: every
+  ``end_session`` first forgets those past.
 - ``schema_version``: one row, the version of the tables. The first use of a store reads it
   (without a lock, and needing no right to create anything when it is current); when the tables
   are missing or older, it creates or migrates them in ONE transaction under an advisory lock of
@@ -84,12 +87,13 @@ import anyio
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
 from mcp_elicit.stores.credentials import read_server_url, without_password
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.memory import check_session_id
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
 
 if TYPE_CHECKING:
     import asyncpg
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 DEFAULT_SCHEMA: Final = "mcp_elicit"
 POOL_SIZE: Final = 10
 """Connections one store keeps at most."""
@@ -157,6 +161,14 @@ _MIGRATIONS: Final[Mapping[int, tuple[str, ...]]] = {
         f"""ALTER TABLE {{flows}} ADD CONSTRAINT "{{p}}flows_status_known"
             CHECK (status IN {_ANY_STATUS_SQL})""",
     ),
+    # Ended browser sessions (signed out), kept until they would have expired anyway.
+    3: (
+        """CREATE TABLE {ended_sessions} (
+            id text PRIMARY KEY,
+            until double precision NOT NULL
+        )""",
+        """CREATE INDEX "{p}ended_sessions_until" ON {ended_sessions} (until)""",
+    ),
 }
 assert sorted(_MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))
 
@@ -178,9 +190,12 @@ class Statements:
     put_secret: str
     get_secret: str
     delete_secret: str
+    end_session: str
+    forget_ended_sessions: str
+    session_ended: str
 
     @classmethod
-    def on(cls, flows: str, secrets: str) -> Statements:
+    def on(cls, flows: str, secrets: str, ended: str) -> Statements:
         upsert = (
             f"INSERT INTO {secrets} (server, owner, name, sealed, created_at)"
             " {source} ON CONFLICT (server, owner, name)"
@@ -225,6 +240,12 @@ class Statements:
                 " WHERE server = $1 AND owner = $2 AND name = $3"
             ),
             delete_secret=f"DELETE FROM {secrets} WHERE server = $1 AND owner = $2 AND name = $3",
+            end_session=(
+                f"INSERT INTO {ended} AS e (id, until) VALUES ($1, $2)"
+                " ON CONFLICT (id) DO UPDATE SET until = GREATEST(e.until, EXCLUDED.until)"
+            ),
+            forget_ended_sessions=f"DELETE FROM {ended} WHERE until <= $1",
+            session_ended=f"SELECT EXISTS (SELECT 1 FROM {ended} WHERE id = $1 AND until > $2)",
         )
 
 
@@ -314,9 +335,11 @@ class PostgresStore:
         self._s = f'"{schema}"'
         self._tables = {
             name: f'{self._s}."{table_prefix}{name}"'
-            for name in ("flows", "secrets", "schema_version")
+            for name in ("flows", "secrets", "ended_sessions", "schema_version")
         }
-        self._sql = Statements.on(self._tables["flows"], self._tables["secrets"])
+        self._sql = Statements.on(
+            self._tables["flows"], self._tables["secrets"], self._tables["ended_sessions"]
+        )
         channel = f"{schema}_{table_prefix}finished"
         if len(channel) > _MAX_NAME:
             channel = f"mcp_elicit_{_lock_key(schema, table_prefix) & (2**63 - 1):x}_finished"
@@ -355,6 +378,8 @@ class PostgresStore:
     # -- the contract -----------------------------------------------------------------------
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
+        if not is_flow_id(flow.id):
+            raise StoreError(f"not a flow id: {flow.id!r} (letters, digits, '-' and '_')")
         _finite(flow.created_at, flow.updated_at, flow.expires_at)
         try:
             details = _encode(flow.details)
@@ -389,6 +414,8 @@ class PostgresStore:
             raise TooManyFlows(limit)
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
+        if not is_flow_id(flow_id):
+            return None  # never stored (create_flow); a NUL would be an error of the server's
         pool = self._pool or await self._ready()
         try:
             row = await pool.fetchrow(self._sql.get_flow, flow_id)
@@ -405,6 +432,8 @@ class PostgresStore:
         now: float,
     ) -> FlowRecord | None:
         _finite(now)
+        if not is_flow_id(flow_id):
+            return None
         wanted = [FlowStatus(s).value for s in expected]
         pool = self._pool or await self._ready()
         try:
@@ -424,6 +453,8 @@ class PostgresStore:
         secret: SealedSecret | None = None,
     ) -> FlowRecord | None:
         _finite(now)
+        if not is_flow_id(flow_id):
+            return None
         kept = None if result is None else bytes(result)
         pool = self._pool or await self._ready()
         try:
@@ -447,6 +478,8 @@ class PostgresStore:
         return None if row is None else _record(row)
 
     async def flow_result(self, flow_id: str) -> bytes | None:
+        if not is_flow_id(flow_id):
+            return None
         pool = self._pool or await self._ready()
         try:
             value = await pool.fetchval(self._sql.flow_result, flow_id)
@@ -485,6 +518,22 @@ class PostgresStore:
 
     async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
         return _count(await self._execute(self._sql.delete_secret, server, user, name)) > 0
+
+    async def end_session(self, session_id: str, *, until: float, now: float) -> None:
+        check_session_id(session_id)
+        _finite(until, now)
+        await self._execute(self._sql.forget_ended_sessions, now)
+        if until > now:
+            await self._execute(self._sql.end_session, session_id, until)
+
+    async def session_ended(self, session_id: str, *, now: float) -> bool:
+        check_session_id(session_id)
+        _finite(now)
+        pool = self._pool or await self._ready()
+        try:
+            return bool(await pool.fetchval(self._sql.session_ended, session_id, now))
+        except self._errors as error:
+            raise self._failed(error) from error
 
     async def aclose(self) -> None:
         if self._closed:

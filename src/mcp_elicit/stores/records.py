@@ -38,6 +38,12 @@ def is_flow_id(text: str) -> bool:
     return _FLOW_ID.fullmatch(text) is not None
 
 
+def is_session_id(text: str) -> bool:
+    """Whether ``text`` has the shape of a browser session's id (``Store.end_session``): the
+    flow id's alphabet and bound, since sessions are minted the same way."""
+    return _FLOW_ID.fullmatch(text) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class FlowRecord:
     """One out-of-band flow, owned by ``user`` on ``server`` (the ``server_id`` of the server

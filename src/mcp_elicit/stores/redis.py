@@ -15,6 +15,8 @@ Keys, all under ``prefix`` (default ``mcp-elicit:``, so deployments can share a 
   ``updated_at``: what ``expire_flows`` and ``purge_flows`` read, without a SCAN.
 - ``secret:<server hex>:<user hex>:<name hex>`` — a hash: the sealed bytes and when; no TTL,
   a vault entry lives until deleted.
+- ``ended-session:<id>`` — a browser session that was signed out: the time until which it is
+  kept (when it would have expired anyway), and a TTL that drops it then.
 - ``finished-feed`` — the pub/sub channel of :class:`~mcp_elicit.stores.FinishFeed`.
 
 Every change is one Lua script, so it is atomic on the server: the limit's count and the
@@ -34,7 +36,7 @@ from urllib.parse import urlunsplit
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
 from mcp_elicit.stores.credentials import read_server_url, without_password
-from mcp_elicit.stores.memory import copy_details
+from mcp_elicit.stores.memory import check_session_id, copy_details
 from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
 
 if TYPE_CHECKING:
@@ -155,6 +157,16 @@ return n
 """
 
 
+# KEYS: the ended session's key. ARGV: until, the TTL in seconds. Ending a session again never
+# shortens what is kept.
+_END_SESSION: Final = """
+local kept = redis.call('GET', KEYS[1])
+if kept and tonumber(kept) >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+"""
+
+
 def _hex(text: str) -> str:
     return text.encode("utf-8").hex()
 
@@ -178,6 +190,7 @@ class RedisStore:
         self._complete = client.register_script(_COMPLETE)
         self._expire = client.register_script(_EXPIRE)
         self._purge = client.register_script(_PURGE)
+        self._end_session = client.register_script(_END_SESSION)
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
@@ -340,6 +353,24 @@ class RedisStore:
         self._check_open()
         return bool(await self._call(self._redis.delete(self._secret_key(server, user, name))))
 
+    async def end_session(self, session_id: str, *, until: float, now: float) -> None:
+        self._check_open()
+        check_session_id(session_id)
+        kept, _now = _number(until), _number(now)
+        if until <= now:
+            return  # it has expired anyway
+        # The TTL is counted on the caller's clock, not Redis': the time kept inside decides
+        # (session_ended), the TTL only forgets.
+        ttl = max(1, math.ceil(until - now))
+        await self._run(self._end_session, [self._ended_key(session_id)], [kept, ttl])
+
+    async def session_ended(self, session_id: str, *, now: float) -> bool:
+        self._check_open()
+        check_session_id(session_id)
+        _number(now)
+        kept = await self._call(self._redis.get(self._ended_key(session_id)))
+        return kept is not None and float(kept) > now
+
     async def aclose(self) -> None:
         if self._closed:
             return
@@ -385,6 +416,9 @@ class RedisStore:
         # check is_flow_id): with "P:" and "P:flow:x:" as two deployments' prefixes, the id
         # "x:flow:<id>" would name the second deployment's flow from the first.
         return self._key(f"flow:{flow_id}")
+
+    def _ended_key(self, session_id: str) -> str:
+        return self._key(f"ended-session:{session_id}")  # the id's shape was checked
 
     def _live_key(self, server: str, user: str) -> str:
         return self._key(f"live:{_hex(server)}:{_hex(user)}")

@@ -43,12 +43,13 @@ import anyio
 import anyio.to_thread
 
 from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.memory import check_session_id
+from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
 
 T = TypeVar("T")
 Op = Callable[..., T]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 # PRAGMA application_id: marks the file as ours, so a URL pointing at some other application's
 # database is refused instead of getting our tables added to it. ("MCPE" in ASCII.)
 APPLICATION_ID: Final = 0x4D435045
@@ -68,6 +69,14 @@ _SECRETS_TABLE: Final = """CREATE TABLE IF NOT EXISTS secrets (
 # The flow cap (create_flow's limit) counts one owner's live flows.
 _LIVE_OWNER_INDEX: Final = """CREATE INDEX IF NOT EXISTS flows_live_owner
         ON flows (server_id, user_id, expires_at) WHERE status IN ('pending', 'opened')"""
+# Version 3 remembers ended browser sessions (signed out) until they would have expired.
+_ENDED_SESSIONS_TABLE: Final = """CREATE TABLE IF NOT EXISTS ended_sessions (
+        id TEXT PRIMARY KEY NOT NULL,
+        until REAL NOT NULL
+    ) WITHOUT ROWID"""
+_ENDED_SESSIONS_INDEX: Final = (
+    "CREATE INDEX IF NOT EXISTS ended_sessions_until ON ended_sessions (until)"
+)
 _STAMP: Final = (
     f"PRAGMA application_id = {APPLICATION_ID}",
     f"PRAGMA user_version = {SCHEMA_VERSION}",
@@ -93,6 +102,8 @@ SCHEMA: Final = (
         WHERE status IN ('completed', 'declined', 'expired')""",
     _LIVE_OWNER_INDEX,
     _SECRETS_TABLE,
+    _ENDED_SESSIONS_TABLE,
+    _ENDED_SESSIONS_INDEX,
     *_STAMP,
 )
 # Version 1 to 2, in the same transaction. Flows of version 1 belong to no server ('') and so
@@ -105,9 +116,13 @@ FROM_VERSION_1: Final = (
     _LIVE_OWNER_INDEX,
     "DROP TABLE secrets",
     _SECRETS_TABLE,
+    _ENDED_SESSIONS_TABLE,
+    _ENDED_SESSIONS_INDEX,
     *_STAMP,
 )
-MIGRATIONS: Final = {0: SCHEMA, 1: FROM_VERSION_1}
+# Version 2 to 3: nothing changes for flows and secrets.
+FROM_VERSION_2: Final = (_ENDED_SESSIONS_TABLE, _ENDED_SESSIONS_INDEX, *_STAMP)
+MIGRATIONS: Final = {0: SCHEMA, 1: FROM_VERSION_1, 2: FROM_VERSION_2}
 # RETURNING, which makes set_flow_status one statement, came in SQLite 3.35.
 MIN_SQLITE: Final = (3, 35, 0)
 
@@ -150,6 +165,12 @@ GET_SECRET: Final = (
     "SELECT sealed, created_at FROM secrets WHERE server_id = ? AND user_id = ? AND name = ?"
 )
 DELETE_SECRET: Final = "DELETE FROM secrets WHERE server_id = ? AND user_id = ? AND name = ?"
+END_SESSION: Final = (
+    "INSERT INTO ended_sessions (id, until) VALUES (?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET until = max(until, excluded.until)"
+)
+FORGET_ENDED_SESSIONS: Final = "DELETE FROM ended_sessions WHERE until <= ?"
+SESSION_ENDED: Final = "SELECT 1 FROM ended_sessions WHERE id = ? AND until > ?"
 
 assert {s.value for s in LIVE} == {"pending", "opened"}, "EXPIRE_FLOWS and SCHEMA name them"
 
@@ -428,6 +449,8 @@ class SQLiteStore:
     # --- the contract ------------------------------------------------------------------------
 
     async def create_flow(self, flow: FlowRecord, *, limit: int | None = None) -> None:
+        if not is_flow_id(flow.id):
+            raise StoreError(f"not a flow id: {flow.id!r} (letters, digits, '-' and '_')")
         try:
             details = _encode(flow.details)
         except (TypeError, ValueError) as error:
@@ -455,6 +478,8 @@ class SQLiteStore:
             raise TooManyFlows(limit)
 
     async def get_flow(self, flow_id: str) -> FlowRecord | None:
+        if not is_flow_id(flow_id):
+            return None  # never stored (create_flow); a lone surrogate would not even encode
         try:
             rows = self._inline().execute(GET_FLOW, (flow_id,)).fetchall()
         except sqlite3.Error as error:
@@ -469,6 +494,8 @@ class SQLiteStore:
         expected: Collection[FlowStatus],
         now: float,
     ) -> FlowRecord | None:
+        if not is_flow_id(flow_id):
+            return None
         wanted = {_TEXT[s] for s in expected}
         sql = SET_STATUS[len(wanted)]
         params = (_TEXT[status], now, flow_id, *wanted, now)
@@ -486,6 +513,8 @@ class SQLiteStore:
         result: bytes | None = None,
         secret: SealedSecret | None = None,
     ) -> FlowRecord | None:
+        if not is_flow_id(flow_id):
+            return None
         flow = (now, None if result is None else bytes(result), flow_id, now)
         stored = None if secret is None else _secret_params(secret)
         try:
@@ -495,6 +524,8 @@ class SQLiteStore:
         return _flow(rows[0]) if rows else None
 
     async def flow_result(self, flow_id: str) -> bytes | None:
+        if not is_flow_id(flow_id):
+            return None
         try:
             rows = self._inline().execute(FLOW_RESULT, (flow_id,)).fetchall()
         except sqlite3.Error as error:
@@ -527,6 +558,21 @@ class SQLiteStore:
 
     async def delete_secret(self, user: str, name: str, *, server: str) -> bool:
         return await self._count(DELETE_SECRET, (server, user, name)) > 0
+
+    async def end_session(self, session_id: str, *, until: float, now: float) -> None:
+        check_session_id(session_id)
+        await self._count(FORGET_ENDED_SESSIONS, (now,))
+        if until > now:
+            await self._count(END_SESSION, (session_id, until))
+
+    async def session_ended(self, session_id: str, *, now: float) -> bool:
+        check_session_id(session_id)
+        params = (session_id, now)
+        try:
+            rows = self._inline().execute(SESSION_ENDED, params).fetchall()
+        except sqlite3.Error as error:
+            rows = await self._retry(error, _rows, SESSION_ENDED, params)
+        return bool(rows)
 
     async def _count(self, sql: str, params: tuple[Any, ...]) -> int:
         try:

@@ -135,6 +135,8 @@ async def test_a_callback_whose_state_is_not_this_browsers_signs_nobody_in() -> 
         "/not-the-pages/x",
         "javascript:alert(1)",
         "elicit/flows/x",
+        "/elicit/../../evil",
+        "/elicit/%2e%2e/evil",
     ],
 )
 async def test_next_never_leaves_the_pages(wanted: str) -> None:

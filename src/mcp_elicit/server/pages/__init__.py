@@ -22,9 +22,11 @@ As in ``mcp_elicit.server`` (``tests/test_layers.py`` reads this table too), top
     app                             the Starlette app: routes, middleware, error pages
     endpoints, headers              a flow's page, its form and its status; every response's
                                     security headers
-    body, csrf, hosts, html, languages
-                                    reading a form; CSRF tokens; the Host allow-list and the
-                                    https rule; the HTML; the page's language
+    csrf                            CSRF tokens
+    body, cookies, hosts, html, languages
+                                    reading a form; the pages' cookies (__Host- on https);
+                                    the Host allow-list and the https rule; the HTML; the
+                                    page's language
 """
 
 from mcp_elicit.server.links import PAGES_PREFIX, SECRET_PURPOSE, flow_path

@@ -24,6 +24,7 @@ from mcp_elicit.server.pages.headers import SecurityHeaders
 from mcp_elicit.server.pages.hosts import AllowedHosts, HostCheck
 from mcp_elicit.server.pages.languages import page_language, pages_language
 from mcp_elicit.server.vault import Vault
+from mcp_elicit.stores import Store
 
 # Read once: these files are part of the package (the wheel takes the whole package
 # directory), small, and never change while the server runs. The icon is there so that the
@@ -37,9 +38,12 @@ _STATIC = {
 @runtime_checkable
 class BrowserSignIn(Protocol):
     """An identity that signs browsers in itself (``OidcIdentity``): the pages add its routes
-    (sign-in, its callback, sign-out) and give it the key to seal its cookies with."""
+    (sign-in, its callback, sign-out) and give it the key to seal its cookies with, and the
+    store of their flows, where an ended session is kept for every instance to refuse."""
 
-    def sign_in_routes(self, *, key: bytes | Sequence[bytes], csrf: Csrf) -> list[BaseRoute]: ...
+    def sign_in_routes(
+        self, *, key: bytes | Sequence[bytes], csrf: Csrf, store: Store
+    ) -> list[BaseRoute]: ...
 
 
 def hosted_pages(
@@ -109,7 +113,7 @@ def hosted_pages(
     if isinstance(identity, BrowserSignIn):
         # Sign-in, its callback and sign-out; its cookies sealed under a key of their own,
         # derived (HKDF, by purpose) from the pages' key, the same on every instance.
-        routes.extend(identity.sign_in_routes(key=csrf_key, csrf=csrf))
+        routes.extend(identity.sign_in_routes(key=csrf_key, csrf=csrf, store=flows.store))
     errors = _ErrorPages(server_name)
     app = Starlette(
         routes=routes,

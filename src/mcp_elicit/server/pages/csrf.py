@@ -4,7 +4,9 @@ token is bound to one flow, plus the browser's own word on where a request came 
 Why each part:
 
 - The cookie is random, ``HttpOnly`` and ``SameSite=Strict``: another site cannot read it,
-  and a browser does not send it with a request another site starts.
+  and a browser does not send it with a request another site starts. On https it is a
+  ``__Host-`` cookie, which no sibling domain and no plain-http answer can plant
+  (``cookies.py``).
 - The form carries ``HMAC(key, cookie | flow id)``, not the cookie itself: a token seen for
   one flow is useless for any other, and without the server's key nobody can mint one for a
   cookie they managed to plant (say, from a sibling subdomain).
@@ -27,7 +29,9 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import Response
 
-COOKIE_NAME = "mcp_elicit_csrf"
+from mcp_elicit.server.pages.cookies import read_cookie, set_cookie
+
+COOKIE_NAME = "mcp_elicit_csrf"  # ``__Host-mcp_elicit_csrf`` on https (cookies.py)
 FIELD_NAME = "csrf"
 MIN_KEY_BYTES = 32
 _COOKIE_BYTES = 32
@@ -52,23 +56,16 @@ class Csrf:
 
     def cookie_of(self, request: Request) -> str | None:
         """The browser's CSRF cookie, if it sent one of the right shape."""
-        cookie = request.cookies.get(COOKIE_NAME)
+        cookie = read_cookie(request, COOKIE_NAME)
         return cookie if cookie is not None and _COOKIE_SHAPE.fullmatch(cookie) else None
 
     def new_cookie(self) -> str:
         return secrets.token_urlsafe(_COOKIE_BYTES)
 
     def set_cookie(self, response: Response, cookie: str, request: Request) -> None:
-        # The path is the mount point the request came through (``/elicit`` by default), so
-        # the cookie goes to the pages and nowhere else on the server.
-        response.set_cookie(
-            COOKIE_NAME,
-            cookie,
-            path=request.scope.get("root_path") or "/",
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
+        # On https a __Host- cookie (Path=/, Secure: cookies.py says why); on http the
+        # mount point the request came through (``/elicit`` by default).
+        set_cookie(response, request, COOKIE_NAME, cookie, samesite="strict")
 
     def token(self, cookie: str, flow_id: str, *, key: bytes | None = None) -> str:
         message = f"{cookie}|{flow_id}".encode()

@@ -47,7 +47,7 @@ from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.body import FormRefused, read_form
 from mcp_elicit.server.pages.csrf import FIELD_NAME, Csrf, came_from_this_origin
 from mcp_elicit.server.vault import Vault
-from mcp_elicit.stores.records import FlowRecord, FlowStatus
+from mcp_elicit.stores.records import FlowRecord, FlowStatus, is_flow_id
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +61,6 @@ class Connect(Protocol):
     ) -> Response: ...
 
 
-# Ids we make are 32 characters; a longer one was never ours, so spare the store the lookup.
-_MAX_FLOW_ID = 128
 _STATUS_CODES = {FlowStatus.EXPIRED: 410}
 _EMPTY = N_("Enter a value, or choose Decline.")
 # An optional detail a flow may carry for its page, beside ``name``, ``label`` and ``message``:
@@ -243,7 +241,10 @@ class Pages:
 
     async def _own_flow(self, request: Request, user: str) -> FlowRecord | Response:
         flow_id = request.path_params["flow_id"]
-        flow = await self._flows.get(flow_id) if len(flow_id) <= _MAX_FLOW_ID else None
+        # An id of another shape (a NUL, a separator, a path, too long) was never ours: it is
+        # not found, and never reaches the store, where it could be an error of its own
+        # (PostgreSQL refuses a NUL in text) rather than "no such flow".
+        flow = await self._flows.get(flow_id) if is_flow_id(flow_id) else None
         if flow is None:
             return self._not_found(request)
         if flow.user != user:
@@ -314,7 +315,7 @@ class Pages:
         page = html.forged_page(
             base=base_of(request),
             server_name=self._server_name,
-            flow_id=flow_id if len(flow_id) <= _MAX_FLOW_ID else None,
+            flow_id=flow_id if is_flow_id(flow_id) else None,
         )
         return HTMLResponse(page, status_code=403)
 
