@@ -17,11 +17,14 @@ from mcp_elicit.client import (
     Cancel,
     Decline,
     FormPrompt,
+    Notice,
     ScriptedRenderer,
+    UrlPrompt,
     load_answers,
 )
 from mcp_elicit.client.scripted import parse_answers
 from mcp_elicit.forms import Form
+from mcp_elicit.urls import check_url
 
 ANSWERS: list[dict[str, Any]] = [
     {"action": "accept", "content": {"name": "Ada"}},
@@ -187,3 +190,19 @@ def test_files_for_a_form_are_not_sent_and_the_person_is_told(tmp_path: Path) ->
     answer = anyio.run(renderer.ask_form, PROMPT)
     assert answer == Cancel("invalid-answer", no_person=True)
     assert told and "takes none" in told[0]
+
+
+def test_an_entry_consenting_to_a_link_with_warnings_is_announced_with_them() -> None:
+    """What says a link is opened says what its warnings were (finding 8): ``mcp-elicit call
+    --answers`` prints the notices before "consented to open"."""
+    told: list[Notice] = []
+    renderer = ScriptedRenderer([{"action": "accept"}, {"action": "accept"}], notices=told.append)
+    look_alike = "https://xn--ggle-55da.com/elicit/flows/1"
+    plain = "https://pages.example.com/elicit/flows/2"
+    for url in (look_alike, plain):
+        prompt = UrlPrompt("hotel", "Pay the deposit", url, check_url(url))
+        assert anyio.run(renderer.ask_url, prompt) == Accept()
+    [notice] = told
+    assert notice.level == "warning"
+    assert notice.text.startswith(f"answers[0] consents to a link with warnings: {look_alike}: ")
+    assert "mixes scripts (Cyrillic, Latin), a common spoofing trick" in notice.text
