@@ -25,6 +25,7 @@ from mcp_elicit.client import (
 from mcp_elicit.client.scripted import parse_answers
 from mcp_elicit.forms import Form
 from mcp_elicit.urls import check_url
+from tests.client.terminal_support import png_bytes, wav_bytes
 
 ANSWERS: list[dict[str, Any]] = [
     {"action": "accept", "content": {"name": "Ada"}},
@@ -126,8 +127,8 @@ FREE = FormPrompt(
 
 
 def test_attach_reads_the_files_when_the_list_is_checked(tmp_path: Path) -> None:
-    (tmp_path / "a.png").write_bytes(b"\x89PNG picture")
-    (tmp_path / "b.wav").write_bytes(b"RIFF sound")
+    (tmp_path / "a.png").write_bytes(png_bytes())
+    (tmp_path / "b.wav").write_bytes(wav_bytes())
     renderer = ScriptedRenderer(
         [
             {
@@ -141,13 +142,9 @@ def test_attach_reads_the_files_when_the_list_is_checked(tmp_path: Path) -> None
     assert isinstance(answer, Accept)
     assert answer.content == {"response": "two"}
     picture, sound = answer.attachments
-    assert (picture.name, picture.mime_type, picture.data) == (
-        "a.png",
-        "image/png",
-        b"\x89PNG picture",
-    )
+    assert (picture.name, picture.mime_type, picture.data) == ("a.png", "image/png", png_bytes())
     # audio/wav, whatever the system's MIME table says (some still say audio/x-wav)
-    assert (sound.name, sound.mime_type, sound.data) == ("b.wav", "audio/wav", b"RIFF sound")
+    assert (sound.name, sound.mime_type, sound.data) == ("b.wav", "audio/wav", wav_bytes())
 
 
 @pytest.mark.parametrize(
@@ -181,7 +178,7 @@ def test_a_bad_attach_is_named_before_any_question(
 
 
 def test_files_for_a_form_are_not_sent_and_the_person_is_told(tmp_path: Path) -> None:
-    (tmp_path / "a.png").write_bytes(b"\x89PNG")
+    (tmp_path / "a.png").write_bytes(png_bytes())
     told: list[str] = []
     renderer = ScriptedRenderer(
         [{"action": "accept", "content": {"name": "Ada"}, "attach": [str(tmp_path / "a.png")]}],

@@ -1,4 +1,5 @@
-"""What the web renderer's API does with requests its page never sends (finding 15).
+"""What the web renderer's API does with requests its page never sends (finding 15), and
+with files whose declared type their bytes deny (attachments: sniffed, SVG refused, a cap).
 
 The page server is played in process (its ASGI app through ``httpx2.ASGITransport``, no socket,
 no browser): every hostile or malformed body on every endpoint is a 4xx whose error names the
@@ -7,6 +8,7 @@ problem, and no pending question is answered by it.
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,6 +24,7 @@ from mcp_elicit.client.web.presence import Presence
 from mcp_elicit.client.web.queue import Queue
 from mcp_elicit.forms import Form
 from mcp_elicit.urls import check_url
+from tests.client.terminal_support import png_bytes
 
 pytestmark = pytest.mark.anyio
 
@@ -164,3 +167,72 @@ async def test_well_formed_requests_still_work() -> None:
         reply = await http.post("api/answer", json=answered)
         assert reply.status_code == 200 and reply.json() == {"ok": True}
         assert [p.id for p in queue.ordered()] == [ids["form"], ids["free-text"]]
+
+
+# -- attachments: the browser's word for a file's type is not enough ------------------------------
+
+
+def sent(name: str, data: bytes, mime_type: str) -> dict[str, str]:
+    return {"name": name, "mimeType": mime_type, "data": base64.b64encode(data).decode()}
+
+
+ELF = b"\x7fELF\x02\x01\x01\x00" + bytes(120)
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>'
+SVG_REFUSED = (
+    "Error: {name} is an SVG image, which can carry scripts and links that run where it is "
+    "shown: attach it as PNG or JPEG instead"
+)
+
+
+async def test_a_program_sent_as_a_png_is_refused_naming_the_file_and_both_types() -> None:
+    async with api() as (http, queue, ids):
+        body = {"id": ids["free-text"], "action": "accept", "values": {"response": "see"}}
+        reply = await http.post(
+            "api/answer", json=body | {"attachments": [sent("photo.png", ELF, "image/png")]}
+        )
+        assert reply.status_code == 422, reply.text
+        assert reply.json()["problems"] == {
+            "attachments": "Error: photo.png was sent as image/png, but its content is ELF "
+            "executable: not attached"
+        }
+        assert not queue.get(ids["free-text"]).answered.is_set()  # type: ignore[union-attr]
+        # The real picture goes.
+        reply = await http.post(
+            "api/answer", json=body | {"attachments": [sent("photo.png", png_bytes(), "image/png")]}
+        )
+        assert reply.status_code == 200, reply.text
+
+
+async def test_an_svg_is_refused_saying_why_while_choosing_and_with_the_answer() -> None:
+    async with api() as (http, _queue, ids):
+        checking = {"name": "logo.svg", "mimeType": "image/svg+xml", "size": len(SVG)}
+        reply = await http.post(
+            "api/validate",
+            json={"id": ids["free-text"], "values": {"response": "x"}, "attachments": [checking]},
+        )
+        assert reply.json()["problems"] == {"attachments": SVG_REFUSED.format(name="logo.svg")}
+        body = {"id": ids["free-text"], "action": "accept", "values": {"response": "x"}}
+        for name, mime_type in (("logo.svg", "image/svg+xml"), ("logo.png", "image/png")):
+            files = [sent(name, SVG, mime_type)]
+            reply = await http.post("api/answer", json=body | {"attachments": files})
+            assert reply.status_code == 422
+            assert reply.json()["problems"] == {"attachments": SVG_REFUSED.format(name=name)}
+
+
+async def test_more_files_than_the_cap_are_refused_naming_it() -> None:
+    async with api() as (http, _queue, ids):
+        eleven = [sent(f"p{n}.png", png_bytes(), "image/png") for n in range(11)]
+        sizes = [{"name": f["name"], "mimeType": "image/png", "size": 90} for f in eleven]
+        too_many = "Error: 11 files attached: at most 10 files can go with one answer"
+        base = {"id": ids["free-text"], "values": {"response": "x"}}
+        reply = await http.post("api/validate", json=base | {"attachments": sizes})
+        assert reply.json()["problems"] == {"attachments": too_many}
+        reply = await http.post(
+            "api/answer", json=base | {"action": "accept", "attachments": eleven}
+        )
+        assert reply.status_code == 422
+        assert reply.json()["problems"] == {"attachments": too_many}
+        reply = await http.post(
+            "api/answer", json=base | {"action": "accept", "attachments": eleven[:10]}
+        )
+        assert reply.status_code == 200, reply.text

@@ -38,6 +38,7 @@ import anyio
 
 from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import (
+    MAX_ATTACHMENTS,
     Accept,
     Attachment,
     Cancel,
@@ -47,6 +48,7 @@ from mcp_elicit.client.prompts import (
     Notice,
     UrlPrompt,
     attachment,
+    too_many_attachments,
 )
 from mcp_elicit.forms import JSONValue
 from mcp_elicit.i18n import _
@@ -119,6 +121,8 @@ def _parse_entry(entry: Any, where: str) -> ScriptedAnswer:
 def _read_attachments(paths: Any, where: str) -> tuple[Attachment, ...]:
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         raise AnswersError(_("{where}: must be a list of file paths").format(where=where))
+    if len(paths) > MAX_ATTACHMENTS:
+        raise AnswersError(f"{where}: {too_many_attachments(len(paths))}")
     read: list[Attachment] = []
     for index, name in enumerate(paths):
         path = Path(name).expanduser()
