@@ -409,3 +409,23 @@ async def test_when_the_web_page_cannot_be_opened_the_person_is_told_where_it_is
 
 def page_url_in(line: str) -> bool:
     return "http://127.0.0.1:" in line and line.rstrip().endswith("yourself")
+
+
+@pytest.mark.parametrize("target", ["a file", "nothing yet"])
+def test_an_audit_log_path_that_is_a_symbolic_link_is_refused_not_followed(
+    tmp_path: Path, target: str
+) -> None:
+    """Someone who can make a link at the log's path (a shared or guessed folder) could send
+    the record into a file of theirs, or make the host create one: refused, saying why."""
+    elsewhere = tmp_path / "elsewhere.txt"
+    if target == "a file":
+        elsewhere.write_text("theirs\n")
+    path = tmp_path / "audit.jsonl"
+    path.symlink_to(elsewhere)
+    with pytest.raises(OSError, match=r"audit\.jsonl is a symbolic link; the audit log is never"):
+        AuditLog(path)
+    if target == "a file":
+        assert elsewhere.read_text() == "theirs\n"
+    else:
+        assert not elsewhere.exists()
+    assert path.is_symlink()

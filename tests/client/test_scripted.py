@@ -17,11 +17,15 @@ from mcp_elicit.client import (
     Cancel,
     Decline,
     FormPrompt,
+    Notice,
     ScriptedRenderer,
+    UrlPrompt,
     load_answers,
 )
 from mcp_elicit.client.scripted import parse_answers
 from mcp_elicit.forms import Form
+from mcp_elicit.urls import check_url
+from tests.client.terminal_support import png_bytes, wav_bytes
 
 ANSWERS: list[dict[str, Any]] = [
     {"action": "accept", "content": {"name": "Ada"}},
@@ -123,8 +127,8 @@ FREE = FormPrompt(
 
 
 def test_attach_reads_the_files_when_the_list_is_checked(tmp_path: Path) -> None:
-    (tmp_path / "a.png").write_bytes(b"\x89PNG picture")
-    (tmp_path / "b.wav").write_bytes(b"RIFF sound")
+    (tmp_path / "a.png").write_bytes(png_bytes())
+    (tmp_path / "b.wav").write_bytes(wav_bytes())
     renderer = ScriptedRenderer(
         [
             {
@@ -138,13 +142,9 @@ def test_attach_reads_the_files_when_the_list_is_checked(tmp_path: Path) -> None
     assert isinstance(answer, Accept)
     assert answer.content == {"response": "two"}
     picture, sound = answer.attachments
-    assert (picture.name, picture.mime_type, picture.data) == (
-        "a.png",
-        "image/png",
-        b"\x89PNG picture",
-    )
+    assert (picture.name, picture.mime_type, picture.data) == ("a.png", "image/png", png_bytes())
     # audio/wav, whatever the system's MIME table says (some still say audio/x-wav)
-    assert (sound.name, sound.mime_type, sound.data) == ("b.wav", "audio/wav", b"RIFF sound")
+    assert (sound.name, sound.mime_type, sound.data) == ("b.wav", "audio/wav", wav_bytes())
 
 
 @pytest.mark.parametrize(
@@ -178,7 +178,7 @@ def test_a_bad_attach_is_named_before_any_question(
 
 
 def test_files_for_a_form_are_not_sent_and_the_person_is_told(tmp_path: Path) -> None:
-    (tmp_path / "a.png").write_bytes(b"\x89PNG")
+    (tmp_path / "a.png").write_bytes(png_bytes())
     told: list[str] = []
     renderer = ScriptedRenderer(
         [{"action": "accept", "content": {"name": "Ada"}, "attach": [str(tmp_path / "a.png")]}],
@@ -187,3 +187,19 @@ def test_files_for_a_form_are_not_sent_and_the_person_is_told(tmp_path: Path) ->
     answer = anyio.run(renderer.ask_form, PROMPT)
     assert answer == Cancel("invalid-answer", no_person=True)
     assert told and "takes none" in told[0]
+
+
+def test_an_entry_consenting_to_a_link_with_warnings_is_announced_with_them() -> None:
+    """What says a link is opened says what its warnings were (finding 8): ``mcp-elicit call
+    --answers`` prints the notices before "consented to open"."""
+    told: list[Notice] = []
+    renderer = ScriptedRenderer([{"action": "accept"}, {"action": "accept"}], notices=told.append)
+    look_alike = "https://xn--ggle-55da.com/elicit/flows/1"
+    plain = "https://pages.example.com/elicit/flows/2"
+    for url in (look_alike, plain):
+        prompt = UrlPrompt("hotel", "Pay the deposit", url, check_url(url))
+        assert anyio.run(renderer.ask_url, prompt) == Accept()
+    [notice] = told
+    assert notice.level == "warning"
+    assert notice.text.startswith(f"answers[0] consents to a link with warnings: {look_alike}: ")
+    assert "mixes scripts (Cyrillic, Latin), a common spoofing trick" in notice.text

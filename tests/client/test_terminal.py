@@ -422,8 +422,10 @@ async def test_free_text_attaches_a_png_and_a_wav(
         ("notes.txt", "Error: notes.txt is not an image or audio file (text/plain)"),
         ("big.png", "Error: big.png is too large: attachments may hold"),
         ("folder", "Error: {path} is a folder: type the path of a file in it"),
+        ("program.png", "Error: program.png was sent as image/png, but its content is ELF"),
+        ("logo.svg", "Error: logo.svg is an SVG image, which can carry scripts and links"),
     ],
-    ids=["missing", "text-file", "too-large", "folder"],
+    ids=["missing", "text-file", "too-large", "folder", "a-program-named-png", "svg"],
 )
 async def test_a_file_that_cannot_go_is_refused_and_nothing_is_lost(
     screen: Screen,
@@ -440,6 +442,8 @@ async def test_a_file_that_cannot_go_is_refused_and_nothing_is_lost(
     # Room for the cat, not for one byte more: the limit counts all the files together.
     monkeypatch.setattr(prompts, "MAX_ATTACHMENT_BYTES", len(png_bytes()) + 10)
     (tmp_path / "big.png").write_bytes(png_bytes(8, 8))
+    (tmp_path / "program.png").write_bytes(b"\x7fELF\x02\x01\x01\x00")  # fits the limit
+    (tmp_path / "logo.svg").write_bytes(b'<svg xmlns="http://www.w3.org/2000/svg"/>')
     bad = str(tmp_path / name)
     answer = await play(
         screen,

@@ -77,6 +77,11 @@ def free_text_prompt() -> FormPrompt:
     return FormPrompt(SERVER, QUESTION, Form.from_schema(FREE_TEXT_SCHEMA), free_text=True)
 
 
+def png_of_size(size: int) -> bytes:
+    """``size`` bytes that are a PNG by their signature (a real one, then zeros)."""
+    return (png(2, 2) + bytes(size))[:size] if size >= len(png(2, 2)) else png(2, 2)[:size]
+
+
 def plain_prompt() -> FormPrompt:
     schema = {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}}}
     return FormPrompt(SERVER, "Your name?", Form.from_schema(schema))
@@ -311,7 +316,10 @@ async def test_a_bad_file_is_refused_by_name_and_the_question_still_waits() -> N
                 )
             assert await refused([sent("notes.txt", b"hi", "text/plain")]) == NOT_ATTACHABLE
             # Too large: the size allowed is for all the files together.
-            big = [sent("a.png", bytes(MAX_ATTACHMENT_BYTES - 10)), sent("b.png", bytes(11))]
+            big = [
+                sent("a.png", png_of_size(MAX_ATTACHMENT_BYTES - 10)),
+                sent("b.png", png_of_size(11)),
+            ]
             assert await refused(big) == (
                 "Error: b.png is too large: attachments may hold 10 MB in all"
             )
@@ -380,7 +388,7 @@ async def test_the_body_limit_admits_the_files_for_a_free_text_answer_only() -> 
             )
             assert reply.status_code == 413
 
-            most = bytes(MAX_ATTACHMENT_BYTES)
+            most = png_of_size(MAX_ATTACHMENT_BYTES)
             files = [sent("black.png", most)]
             reply = await http.post(
                 answer,

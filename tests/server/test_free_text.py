@@ -196,3 +196,24 @@ async def test_our_client_and_server_carry_an_image_end_to_end() -> None:
         "nothing: Cancelled",
     ]
     assert all(p.free_text for p in renderer.prompts)
+
+
+async def test_a_file_whose_bytes_deny_its_type_never_leaves_the_client() -> None:
+    """Whatever renderer built the attachments, the handler reads each file's signature: a
+    program labelled ``image/png`` is not sent, and the person is told why."""
+    program = b"\x7fELF\x02\x01\x01\x00" + bytes(64)
+    renderer = Attaching(
+        [Accept({"response": "see"}, (Attachment("cat.png", "image/png", program),))]
+    )
+    told: list[Any] = []
+
+    async def notify(notice: Any) -> None:
+        told.append(notice)
+
+    renderer.notify = notify  # type: ignore[method-assign]
+    handler = ElicitationHandler(renderer, opener=None)  # type: ignore[arg-type]
+    async with ElicitingClient(build(), handler, protocol=EARLY) as client:
+        out = text(await client.call_tool("describe", {}))
+    assert out == "nothing: Cancelled"
+    [notice] = told
+    assert "cat.png was sent as image/png, but its content is ELF executable" in notice.text

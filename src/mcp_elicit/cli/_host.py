@@ -134,7 +134,8 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         help=_(
             "a server given by URL that requires MCP authorization: ask before opening its "
             "sign-in page in your browser (ask, the default), consent ahead for a script (yes: "
-            "the page still opens, and the browser must finish the sign-in), or never sign in "
+            "the page still opens, and the browser must finish the sign-in; a link with "
+            "warnings is still asked about, or refused with nobody to ask), or never sign in "
             "(no). Tokens are kept per server, owner-only, in the state directory"
         ),
     )

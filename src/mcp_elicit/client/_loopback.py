@@ -5,6 +5,11 @@ server answers only ``GET /callback``, only for ``Host: 127.0.0.1:PORT`` (a page
 that rebinds its name to 127.0.0.1 still sends its own name), and takes only the response
 whose ``state`` is the one this sign-in sent: anything else on this machine can reach the
 port, and a forged response must not end the wait. The first matching response ends it.
+
+What the page shows of a peer's text (the authorization server's ``error`` and
+``error_description``, the server's name) is cleaned as the renderers clean it
+(:func:`mcp_elicit.client.prompt_text.clean`: controls, bidi and invisible characters written
+out as ``\\u{…}``), and HTML-escaped.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from mcp_elicit.client.page_server import SignalFreeServer
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.i18n import _, current_language, language, negotiate
 
 _HEADERS = {
@@ -130,7 +136,10 @@ class LoopbackCallback:
         )
         self.arrived.set()
         if self.response.error is not None:
-            why = self.response.error_description or self.response.error
+            # The authorization server's words: cleaned as every renderer cleans a peer's text
+            # (a U+202E would reverse what follows; an escape means nothing on a page but is
+            # shown, not obeyed), then escaped by _page.
+            why = clean(self.response.error_description or self.response.error, newlines=False)
             return _page(
                 200,
                 _("Not signed in"),
@@ -142,7 +151,7 @@ class LoopbackCallback:
             _(
                 "You are signed in to {server}. You can close this tab and go back to "
                 "where you started."
-            ).format(server=self.server),
+            ).format(server=clean(self.server, newlines=False)),
         )
 
 

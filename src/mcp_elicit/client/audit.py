@@ -9,16 +9,21 @@ itself (a hosted page's link names the flow it completes; a sign-in link carries
 
 A log file is its owner's only: created 0600, and an existing one that other users could read
 is tightened to 0600 (with a logged warning: what it held may have been read already); one
-that belongs to another user is refused (``PermissionError``).
+that belongs to another user is refused (``PermissionError``). The log is opened with
+``O_NOFOLLOW``: a symbolic link at its path, even one to nothing yet, is refused (``OSError``,
+saying so) rather than followed, so nobody can send the record into a file of their choosing
+or make it create one.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
 import os
 import re
+import stat
 import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -32,6 +37,11 @@ from mcp_elicit.forms.linting import secret_term
 logger = logging.getLogger(__name__)
 
 REDACTED = "[redacted]"
+
+_SYMLINK = (
+    "{path} is a symbolic link; the audit log is never written through one (it could send "
+    "the record anywhere): give the path of the file itself"
+)
 
 # A first path segment kept as it is: a lowercase word (`elicit`, `oauth`, `sign-in`), not
 # something that may be a token. Anything else in the path, the query and the fragment go.
@@ -117,9 +127,20 @@ class AuditLog:
 
 
 def _open_private(path: Path) -> TextIO:
-    """``path`` opened for appending, owner-only (see the module docstring)."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    """``path`` opened for appending, owner-only (see the module docstring). A symbolic link
+    there is refused, never followed: whoever made it chose where the record goes."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     try:
+        if not hasattr(os, "O_NOFOLLOW") and path.is_symlink():
+            raise OSError(errno.ELOOP, "symbolic link")
+        descriptor = os.open(path, flags, 0o600)
+    except OSError as error:
+        if error.errno == errno.ELOOP or path.is_symlink():
+            raise OSError(errno.ELOOP, _SYMLINK.format(path=path)) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, f"{path} is not a regular file; the audit log must be one")
         make_private(
             path, descriptor=descriptor, why="who could read what it records: use a file of yours"
         )

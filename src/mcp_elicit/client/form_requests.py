@@ -17,14 +17,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from mcp_elicit.client.file_types import content_problem
 from mcp_elicit.client.policy import OUTCOME_META
 from mcp_elicit.client.prompts import (
     MAX_ATTACHMENT_BYTES,
+    MAX_ATTACHMENTS,
     Accept,
     Cancel,
     Decision,
     FormPrompt,
     Notice,
+    too_many_attachments,
 )
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.steps import (
@@ -119,6 +122,13 @@ class FormQuestion:
         if size > MAX_ATTACHMENT_BYTES:
             message = _("the attachments hold {size} bytes, more than allowed").format(size=size)
             problems.append(Problem(None, "too_large", message))
+        if len(decision.attachments) > MAX_ATTACHMENTS:
+            message = too_many_attachments(len(decision.attachments))
+            problems.append(Problem(None, "too_many", message))
+        # Whatever renderer built them: each file's bytes must be what its type says.
+        for item in decision.attachments:
+            if (wrong := content_problem(item.name, item.data, item.mime_type)) is not None:
+                problems.append(Problem(None, "content_type", wrong))
         if problems:
             await self._not_sent(steps, problems, event)
             return early_result(cancelled=True, meta={OUTCOME_META: "invalid-answer"})

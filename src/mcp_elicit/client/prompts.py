@@ -12,6 +12,7 @@ import mimetypes
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from mcp_elicit.client.file_types import SVG, content_problem, same_type, svg_refusal
 from mcp_elicit.forms import Form, JSONValue, Problem
 from mcp_elicit.i18n import _, ngettext
 from mcp_elicit.protocol.content import mime_problem
@@ -101,16 +102,40 @@ MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
 JSON-RPC message, base64 (a third larger); servers set their own limit too."""
 
 
+MAX_ATTACHMENTS = 10
+"""The most files one answer may carry."""
+
+
+def too_many_attachments(count: int) -> str:
+    """What to tell the person who attached ``count`` files, more than :data:`MAX_ATTACHMENTS`."""
+    return ngettext(
+        "{count} files attached: at most {most} file can go with one answer",
+        "{count} files attached: at most {most} files can go with one answer",
+        MAX_ATTACHMENTS,
+    ).format(count=count, most=MAX_ATTACHMENTS)
+
+
 def attachment(
-    name: str, data: bytes, mime_type: str | None = None, *, already: int = 0
+    name: str,
+    data: bytes,
+    mime_type: str | None = None,
+    *,
+    already: int = 0,
+    content: bool = True,
 ) -> Attachment:
     """An :class:`Attachment` of ``data`` read from the file ``name``, or ``ValueError`` with
     what to tell the person. ``mime_type`` is what the browser said, else guessed from the
-    name; ``already`` counts the bytes attached before this one."""
+    name; ``already`` counts the bytes attached before this one. ``content``: ``data`` is the
+    whole file, whose bytes must be what the type says
+    (:func:`mcp_elicit.client.file_types.content_problem`); ``False`` checks the rest only,
+    before the file is read (``data`` then is empty, its size counted in ``already``). SVG
+    is refused either way."""
     kind_of = mime_type or mimetypes.guess_type(name)[0] or ""
     # Python's table (and many systems') still says audio/x-wav; the registered name is
     # audio/wav (RFC 2361's successor, IANA), which is what a server expects.
     kind_of = _LEGACY_TYPES.get(kind_of.lower(), kind_of)
+    if same_type(kind_of) == SVG:
+        raise ValueError(svg_refusal(name))
     top = kind_of.split("/", 1)[0].lower()
     if top not in ATTACHABLE or mime_problem(top, kind_of) is not None:
         raise ValueError(
@@ -125,6 +150,8 @@ def attachment(
                 name=name, size=_size(MAX_ATTACHMENT_BYTES)
             )
         )
+    if content and (problem := content_problem(name, data, kind_of)) is not None:
+        raise ValueError(problem)
     return Attachment(name, kind_of, data)
 
 

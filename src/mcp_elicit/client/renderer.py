@@ -11,6 +11,10 @@ optional and not part of the protocol below; without it, prompts come one at a t
 A renderer with ``opens_links = True`` opens a link itself, from the person's own click
 (the web page does): the handler's opener is then never called, so a link never opens twice.
 
+A renderer with ``consents_to_sign_in = False`` speaks for no person at a server's sign-in
+(the scripted one): a sign-in link that consent given ahead does not cover (one with
+warnings) is then refused instead of put to it.
+
 A renderer may also have ``async link_not_opened(prompt, why) -> Decision``: the handler's
 opener did not open the link the person agreed to (it returned ``False``, or raised). Show
 ``why`` and the whole link to copy, and return ``Accept`` once the person says they opened it

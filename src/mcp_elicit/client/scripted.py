@@ -16,7 +16,9 @@ Each entry answers the next request, in order:
 
 In URL mode one ``accept`` is both consent and "I am done". A server's sign-in (MCP
 authorization) takes no entry: it is declined, and the notices say to consent ahead
-(``SignIn(ask=False)``, ``mcp-elicit call --sign-in yes``). When the list runs out, the next
+(``SignIn(ask=False)``, ``mcp-elicit call --sign-in yes``), which covers only a sign-in link
+without warnings (``consents_to_sign_in = False``: a sign-in link with warnings is refused
+rather than put to the answers). When the list runs out, the next
 request is cancelled (marked ``no-person``) and the ``exhausted`` callback says so. On
 2026-07-28 the retry that carries a link's ``accept`` is left to the server: a script never
 says "done" early, and if the page is still not finished the next entry answers the link
@@ -34,7 +36,9 @@ from typing import Any
 
 import anyio
 
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import (
+    MAX_ATTACHMENTS,
     Accept,
     Attachment,
     Cancel,
@@ -44,6 +48,7 @@ from mcp_elicit.client.prompts import (
     Notice,
     UrlPrompt,
     attachment,
+    too_many_attachments,
 )
 from mcp_elicit.forms import JSONValue
 from mcp_elicit.i18n import _
@@ -116,6 +121,8 @@ def _parse_entry(entry: Any, where: str) -> ScriptedAnswer:
 def _read_attachments(paths: Any, where: str) -> tuple[Attachment, ...]:
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         raise AnswersError(_("{where}: must be a list of file paths").format(where=where))
+    if len(paths) > MAX_ATTACHMENTS:
+        raise AnswersError(f"{where}: {too_many_attachments(len(paths))}")
     read: list[Attachment] = []
     for index, name in enumerate(paths):
         path = Path(name).expanduser()
@@ -154,6 +161,9 @@ class ScriptedRenderer:
     is done before the accept stands for "done". :attr:`used` and :attr:`remaining` count
     the entries.
     """
+
+    consents_to_sign_in = False
+    """The entries answer a tool's questions, never a server's sign-in (see the module)."""
 
     def __init__(
         self,
@@ -230,6 +240,22 @@ class ScriptedRenderer:
         if answer is None:
             return Cancel("answers-exhausted", no_person=True)
         if answer.action == "accept":
+            if prompt.verdict.reasons:
+                # What announces the link's opening says what the entry consented despite.
+                warnings = "; ".join(
+                    clean(reason.message, newlines=False) for reason in prompt.verdict.reasons
+                )
+                await self.notify(
+                    Notice(
+                        prompt.server,
+                        _("{where} consents to a link with warnings: {url}: {warnings}").format(
+                            where=f"answers[{self.used - 1}]",
+                            url=clean(prompt.url, newlines=False),
+                            warnings=warnings,
+                        ),
+                        "warning",
+                    )
+                )
             return Accept()
         return Decline() if answer.action == "decline" else Cancel()
 

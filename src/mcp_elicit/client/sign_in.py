@@ -10,7 +10,9 @@ URL mode is done:
   the renderer's consent screen, marked as a sign-in (``UrlPrompt.sign_in``): this is the
   server's own authorization, not a question from a tool, and the screen says so. Nothing
   opens before the person agrees; then the handler's opener opens it (never on a command
-  line: :mod:`mcp_elicit.client.opening`).
+  line: :mod:`mcp_elicit.client.opening`). Consent given ahead (``SignIn(ask=False)``) covers
+  only a link without warnings; one with warnings is still asked about, or refused when
+  nobody can be asked.
 - **The redirect comes back to a loopback port** (:mod:`mcp_elicit.client._loopback`),
   which takes only the response carrying this sign-in's ``state``.
 - **Tokens are kept per server**, owner-only and encrypted (:class:`TokenFile`), and
@@ -46,10 +48,11 @@ from pydantic import AnyUrl
 
 from mcp_elicit.client._loopback import LoopbackCallback, free_port, port_is_free
 from mcp_elicit.client.opening import open_privately as open_in_browser
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import Accept, Cancel, Decision, Notice, UrlPrompt
 from mcp_elicit.client.token_file import TokenFile
 from mcp_elicit.i18n import _
-from mcp_elicit.urls import Verdict, check_url
+from mcp_elicit.urls import UrlVerdict, Verdict, check_url
 
 if TYPE_CHECKING:
     from mcp_elicit.client.handler import ElicitationHandler
@@ -78,11 +81,16 @@ class SignIn:
     ``ask``: show the consent screen first (the default). ``False`` means the consent was
     given ahead, for scripts (``mcp-elicit call --sign-in yes``): the person is still told
     where the browser goes, through ``announce`` (a line of text), else the renderer's
-    notices. ``opener``: what opens the link
-    (default: the handler's). ``storage``: the SDK's ``TokenStorage`` for one server URL
-    (default: :class:`TokenFile` in ``directory``, or in the state directory); one that also
-    has ``async expiry() -> float | None`` (as :class:`TokenFile` does) lets a client started
-    later refresh an expired token instead of signing in again.
+    notices. Consent given ahead covers only a link whose URL verdict has no warnings: one
+    with warnings (a look-alike host, punycode, a bare IP address, http on loopback) is put
+    on the consent screen all the same, and once agreed announced with its warnings; with
+    nobody to ask (no renderer, ``Policy(person_available=False)``, or a script's answers)
+    the sign-in is refused (:class:`SignInRefused`, naming the warnings).
+    ``opener``: what opens the link (default: the handler's). ``storage``: the SDK's
+    ``TokenStorage`` for one server URL (default: :class:`TokenFile` in ``directory``, or in
+    the state directory); one that also has ``async expiry() -> float | None`` (as
+    :class:`TokenFile` does) lets a client started later refresh an expired token instead of
+    signing in again.
     ``client_name`` is what the authorization server shows on its consent page (the scopes
     asked for are the SDK's choice: the server's challenge, else its metadata).
     ``callback_port``: the loopback port to come back to (default: the one registered
@@ -252,6 +260,8 @@ class _Flow:
             "url": url,
             "url_verdict": verdict.verdict.value,
         }
+        if verdict.reasons:
+            event["url_reasons"] = list(verdict.codes)
         self._event = event
         if verdict.verdict is Verdict.BLOCK:
             reasons = "; ".join(r.message for r in verdict.reasons)
@@ -283,12 +293,19 @@ class _Flow:
                         port=self.port, error=error
                     )
                 ) from None
-            if self.settings.ask:
+            if not self.settings.ask and not verdict.reasons:
+                answer = await self._open_ahead(prompt)
+            else:
+                # Consent given ahead covers only a link without warnings: a look-alike
+                # (xn--ggle-55da.com: google.com with Cyrillic o's) is put before the
+                # person, warnings and all.
+                if not self.settings.ask:
+                    self._someone_to_ask(verdict)
                 answer = await self._consent(prompt)
                 if isinstance(answer, Accept):
+                    if not self.settings.ask:
+                        self._announce(prompt)
                     answer = await handler.open_link(prompt, event, opener=self.settings.opener)
-            else:
-                answer = await self._open_ahead(prompt)
             if not isinstance(answer, Accept):
                 outcome = "cancel" if isinstance(answer, Cancel) else "decline"
                 self._finish(outcome)
@@ -304,13 +321,10 @@ class _Flow:
         self._stack, self._listener, self._prompt = stack, listener, prompt
 
     async def _open_ahead(self, prompt: UrlPrompt) -> Decision:
-        """Consent was given ahead (a script): say where the browser goes, and open it."""
-        line = _("signing in to {server} (consent given ahead): opening {url}").format(
-            server=self.server, url=prompt.url
-        )
-        if self.settings.announce is not None:
-            self.settings.announce(line)
-        else:
+        """Consent was given ahead (a script) and the link has no warnings: say where the
+        browser goes, and open it."""
+        line = self._announce(prompt)
+        if self.settings.announce is None:
             await self._tell(line, "info")
         opener = self.settings.opener or self.handler.opener or open_in_browser
         try:
@@ -326,6 +340,44 @@ class _Flow:
                 )
             )
         return Accept()
+
+    def _announce(self, prompt: UrlPrompt) -> str:
+        """The line that says where the browser goes, with the link's warnings when it has
+        any; given to ``announce`` when there is one."""
+        url = clean(prompt.url, newlines=False)
+        if prompt.verdict.reasons:
+            line = _(
+                "signing in to {server}: opening {url}, which you agreed to despite its "
+                "warnings: {warnings}"
+            ).format(server=self.server, url=url, warnings=_warnings(prompt.verdict))
+        else:
+            line = _("signing in to {server} (consent given ahead): opening {url}").format(
+                server=self.server, url=url
+            )
+        if self.settings.announce is not None:
+            self.settings.announce(line)
+        return line
+
+    def _someone_to_ask(self, verdict: UrlVerdict) -> None:
+        """Consent given ahead does not cover a link with warnings; without a person to ask
+        about it (no renderer, no person there, or a script's answers, which never consent to
+        a sign-in), the sign-in is refused, saying why."""
+        renderer = self.handler.renderer
+        if (
+            renderer is not None
+            and self.handler.policy.person_available
+            and getattr(renderer, "consents_to_sign_in", True)
+        ):
+            return
+        self._finish("no-person", why="url-warnings")
+        raise SignInRefused(
+            _(
+                "not signed in to {server}: its sign-in link has warnings ({warnings}); "
+                "consent given ahead covers only a link without any, and there is nobody "
+                "here to ask: sign in where you can be asked (mcp-elicit: --sign-in ask, at "
+                "a terminal)"
+            ).format(server=self.server, warnings=_warnings(verdict))
+        )
 
     async def _consent(self, prompt: UrlPrompt) -> Decision:
         renderer = self.handler.renderer
@@ -361,10 +413,13 @@ class _Flow:
             error = response.error or "no code"
             self._finish("decline" if error == "access_denied" else "error", error=error)
             # The provider's error code as it sent it (``access_denied``); none is said in words.
-            shown = response.error or _("no code")
+            # Its words are a peer's: cleaned before a terminal shows them.
+            shown = clean(response.error, newlines=False) if response.error else _("no code")
             if response.error_description:
                 refused = _("not signed in to {server}: {error}: {description}").format(
-                    server=self.server, error=shown, description=response.error_description
+                    server=self.server,
+                    error=shown,
+                    description=clean(response.error_description, newlines=False),
                 )
             else:
                 refused = _("not signed in to {server}: {error}").format(
@@ -405,3 +460,8 @@ class _Flow:
 
     def _finish(self, outcome: str, **more: Any) -> None:
         self.handler.record(self._event | more | {"outcome": outcome})
+
+
+def _warnings(verdict: UrlVerdict) -> str:
+    """A verdict's reasons in one line, cleaned (they quote the link's own characters)."""
+    return "; ".join(clean(reason.message, newlines=False) for reason in verdict.reasons)

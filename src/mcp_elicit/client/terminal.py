@@ -260,6 +260,8 @@ class TerminalRenderer:
         def check(typed: str) -> str | None:
             if not typed.strip():
                 return None
+            if len(files) >= prompts.MAX_ATTACHMENTS:
+                return text.error_line(prompts.too_many_attachments(len(files) + 1))
             found = _read_attachment(typed, sum(len(item.data) for item in files))
             if isinstance(found, str):
                 return text.error_line(found)
@@ -473,7 +475,7 @@ def _read_attachment(typed: str, already: int) -> Attachment | str:
     if not stat.S_ISREG(found.st_mode):
         return _("{path} is not a regular file").format(path=shown)
     try:
-        prompts.attachment(path.name, b"", already=already + found.st_size)
+        prompts.attachment(path.name, b"", already=already + found.st_size, content=False)
         data = path.read_bytes()
         return prompts.attachment(path.name, data, already=already)
     except OSError as error:

@@ -29,7 +29,12 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from mcp_elicit.client.prompt_text import clean, value_text
-from mcp_elicit.client.prompts import Attachment, attachment
+from mcp_elicit.client.prompts import (
+    MAX_ATTACHMENTS,
+    Attachment,
+    attachment,
+    too_many_attachments,
+)
 from mcp_elicit.forms import Field, FieldKind, Form, JSONValue, Problem
 from mcp_elicit.i18n import N_, _
 
@@ -118,10 +123,14 @@ def read_free_text(
 def _read_files(files: list[Any], *, with_data: bool) -> tuple[list[Attachment], list[str]]:
     """Each file as an :class:`Attachment`, and for each one that cannot go, the message that
     names it (``Error: photo.bmp is too large: …``). The size allowed is for all together,
-    counted in the order the person attached them."""
+    counted in the order the person attached them; more than :data:`MAX_ATTACHMENTS` files
+    are one message, and none is read."""
     attached: list[Attachment] = []
     wrong: list[str] = []
     total = 0
+    if len(files) > MAX_ATTACHMENTS:
+        message = too_many_attachments(len(files))
+        return [], [_("Error: {message}").format(message=message)]
     for index, entry in enumerate(files):
         where = f"{ATTACHMENTS}[{index}]"
         if not isinstance(entry, Mapping):
@@ -141,7 +150,7 @@ def _read_files(files: list[Any], *, with_data: bool) -> tuple[list[Attachment],
                 size = said
                 # The very same rules before the page reads the file: its bytes are counted
                 # with those before it, as attachment() would count them.
-                attachment(name, b"", mime_type or None, already=total + size)
+                attachment(name, b"", mime_type or None, already=total + size, content=False)
         except ValueError as problem:
             wrong.append(_("Error: {message}").format(message=clean(str(problem), newlines=False)))
             continue

@@ -17,6 +17,11 @@
 with ``accept``: ``{"name", "mimeType", "size"}`` each while checking, ``{"name",
 "mimeType", "data"}`` (base64) with the answer (see :mod:`answers`). Any other prompt, or
 action, that sends them gets a 400. Only such an answer may be larger than :data:`MAX_BODY`.
+
+Nothing here trusts a body: one that is not a JSON object in UTF-8, holds a lone surrogate
+(``"\\ud800"``), ``NaN``, a number too long to read, nesting deeper than :data:`MAX_DEPTH`, or
+an ``id``, ``action`` or ``key`` that is not text, gets a 400 whose ``error`` names the
+problem (413 for a body too large), and answers nothing.
 """
 
 from __future__ import annotations
@@ -151,10 +156,12 @@ def page_app(
             action = body.get("action")
             if pending is None:
                 return _gone()
-            if action not in _ACTIONS[pending.kind]:
-                raise _BadRequest(f"action must be one of {sorted(_ACTIONS[pending.kind])}")
             if len(raw) > MAX_BODY and not _free_text(pending.prompt):
                 raise _BadRequest(_TOO_LARGE, 413)
+            if action not in _ACTIONS[pending.kind]:
+                raise _BadRequest(f"action must be one of {sorted(_ACTIONS[pending.kind])}")
+            if "values" in body and not isinstance(pending.prompt, FormPrompt):
+                raise _BadRequest("only a form's answer has values")
             if ATTACHMENTS in body and action != "accept":
                 raise _BadRequest(f"only an answer has {ATTACHMENTS}")
             chosen: Decision
@@ -227,13 +234,61 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 def _parsed(body: bytes) -> Mapping[str, Any]:
+    """The body as the page sends it: a JSON object, in UTF-8, of valid Unicode, nested no
+    deeper than :data:`MAX_DEPTH`, with ``id``, ``action`` and ``key`` as text when present.
+    Anything else is a 400 naming what is wrong (never a 500: nothing here trusts the body)."""
     try:
-        parsed = json.loads(body)
-    except ValueError:
-        raise _BadRequest("the request is not JSON") from None
+        parsed = json.loads(body, parse_constant=_not_a_number)
+    except RecursionError:
+        raise _BadRequest(_DEEP) from None
+    except UnicodeDecodeError:
+        raise _BadRequest("the request is not JSON: it is not UTF-8") from None
+    except json.JSONDecodeError as error:
+        raise _BadRequest(f"the request is not JSON: {error.msg.lower()}") from None
+    except ValueError:  # Python's limit on the digits of an integer
+        raise _BadRequest("the request is not JSON this page sends: a number too long") from None
     if not isinstance(parsed, dict):
         raise _BadRequest("the request must be a JSON object")
+    _check_text(parsed)
+    for name in ("id", "action", "key"):
+        if name in parsed and not isinstance(parsed[name], str):
+            raise _BadRequest(f"{name} must be a string")
     return parsed
+
+
+MAX_DEPTH = 16
+"""How deeply a request may nest arrays and objects: the page's deepest is four levels (an
+attachment in the list of them in the body); Python's own parser gives up near a thousand."""
+
+_DEEP = f"the request is nested too deeply (more than {MAX_DEPTH} levels)"
+
+
+def _not_a_number(constant: str) -> Any:
+    raise _BadRequest(f"{constant} is not a JSON number")
+
+
+def _check_text(parsed: object) -> None:
+    """Every string (keys too) is valid Unicode: JSON's ``\\ud800`` escape makes a lone
+    surrogate, which no UTF-8 can carry, and which would fail only later, far from here."""
+    stack: list[tuple[object, int]] = [(parsed, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _BadRequest(_DEEP)
+        if isinstance(item, dict):
+            stack.extend((key, depth) for key in item)
+            stack.extend((value, depth + 1) for value in item.values())
+        elif isinstance(item, list):
+            stack.extend((value, depth + 1) for value in item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as error:
+                found = item[error.start]
+                raise _BadRequest(
+                    f"the request holds text that is not valid Unicode (a lone surrogate, "
+                    f"\\u{ord(found):04x})"
+                ) from None
 
 
 async def _pending_form(request: Request, queue: Queue) -> tuple[Pending | None, Mapping[str, Any]]:
