@@ -44,6 +44,7 @@ from mcp_elicit.server.oauth import JwtVerifier, protected_resource
 from mcp_elicit.urls import UrlPolicy
 from tests.browser_support import chromium
 from tests.cli.support import environment
+from tests.client_support import redirect_target
 from tests.oidc_support import Provider, consent, sign_in, start_provider, wait_until_expired
 from tests.server_support import serve_on_loopback
 
@@ -352,14 +353,11 @@ def test_sign_in_settings_that_cannot_work_are_refused() -> None:
 # -- mcp-elicit call, a process of its own ---------------------------------------------------------
 
 
-async def test_mcp_elicit_call_with_consent_ahead_refuses_a_link_with_warnings_and_uses_kept_tokens(
+async def test_mcp_elicit_call_signs_in_with_consent_given_ahead_and_keeps_tokens_owner_only(
     tmp_path: Path,
 ) -> None:
-    """``--sign-in yes`` covers only a sign-in link without warnings. This provider's link is
-    on ``http://127.0.0.1`` (allowed for local development, with warnings), so with nobody to
-    ask it is refused, saying why, and nothing opens (``$BROWSER`` is a script that records
-    what it is given). Tokens kept by a sign-in where a person was asked, in the state
-    directory the command uses, are then used without asking or opening anything."""
+    """``--sign-in yes``: the script consents ahead; the browser (``$BROWSER``, here a script
+    that hands the redirect file to Chromium) still has to finish the sign-in."""
     opened = tmp_path / "opened.txt"
     browser_script = tmp_path / "browser.sh"
     browser_script.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(opened))}\n')
@@ -373,8 +371,20 @@ async def test_mcp_elicit_call_with_consent_ahead_refuses_a_link_with_warnings_a
         command.append("--allow-http-loopback")  # the provider is on http://127.0.0.1
         return await anyio.run_process(command, env=env, check=False, stdin=subprocess.DEVNULL)
 
+    async def follow_the_browser(browser: Any) -> None:
+        while not opened.exists():
+            await anyio.sleep(0.05)
+        link = redirect_target(Path(opened.read_text().split()[0].removeprefix("file://")))
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.goto(link)
+        await sign_in(page, "alice")
+        if await page.get_by_role("button", name="Allow").count():
+            await consent(page)
+        await context.close()
+
     with anyio.fail_after(TIMEOUT):
-        async with world(tmp_path) as (_provider, url, browser):
+        async with world(tmp_path) as (provider, url, browser):
             # Never signing in: the server's 401 is said, and nothing opens.
             refused = await run("--sign-in", "no")
             assert refused.returncode == 1
@@ -382,31 +392,24 @@ async def test_mcp_elicit_call_with_consent_ahead_refuses_a_link_with_warnings_a
             assert "Traceback" not in refused.stderr.decode()
             assert not opened.exists()
 
-            # Consent ahead, a link with warnings, nobody to ask: refused, the warnings named.
-            ahead = await run("--sign-in", "yes")
-            err = ahead.stderr.decode()
-            assert ahead.returncode == 1, err
-            assert "its sign-in link has warnings (" in err
-            assert "allowed for local development by the policy" in err
-            assert "consent given ahead covers only a link without any" in err
-            assert "Traceback" not in err and "OAuth flow error" not in err
-            assert not opened.exists()
-
-            # Signed in once where alice was asked, into the command's state directory.
-            folder = state / "mcp-elicit" / "sign-in"
             async with anyio.create_task_group() as tasks:
-                alice = Person(browser, tasks)
-                signed = await whoami(url, handler_for(alice), sign_in=SignIn(directory=folder))
-                assert signed == "you are alice"
-            assert len(alice.prompts) == 1
+                tasks.start_soon(follow_the_browser, browser)
+                done = await run("--sign-in", "yes")
+                tasks.cancel_scope.cancel()
+            out, err = done.stdout.decode(), done.stderr.decode()
+            assert done.returncode == 0, err
+            assert out.strip() == "you are alice"
+            assert f"opening {provider.issuer}/auth?" in err  # told where the browser went
+            assert "Traceback" not in err and "OAuth flow error" not in err
+            assert "Traceback" not in err
 
             # Kept for next time, owner-only: no browser, no consent needed now.
+            folder = state / "mcp-elicit" / "sign-in"
             assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
             assert {p.name for p in folder.iterdir()} == {"key", TokenFile(url, folder).path.name}
             for path in folder.iterdir():
                 assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-            for options in ((), ("--sign-in", "yes")):
-                again = await run(*options)
-                assert again.returncode == 0, again.stderr.decode()
-                assert again.stdout.decode().strip() == "you are alice"
-                assert not opened.exists()
+            opened.unlink()
+            again = await run()
+            assert again.returncode == 0 and again.stdout.decode().strip() == "you are alice"
+            assert not opened.exists()

@@ -33,7 +33,8 @@ from mcp_elicit.client import (
     UrlPrompt,
 )
 from mcp_elicit.client._loopback import free_port
-from mcp_elicit.client.sign_in import SignIn, SignInRefused, _Flow
+from mcp_elicit.client.sign_in import SignIn, SignInRefused, _Flow, covered_ahead
+from mcp_elicit.urls import UrlPolicy, check_url
 
 pytestmark = pytest.mark.anyio
 
@@ -200,3 +201,25 @@ async def test_a_providers_hostile_words_reach_the_refusal_cleaned() -> None:
         "not signed in to mcp.example.com: access_denied\\u{001b}[2J: "
         "\\u{202e}no\\u{001b}[31m thanks\\u{200b}"
     )
+
+
+@pytest.mark.parametrize(
+    ("url", "covered"),
+    [
+        ("https://accounts.example.com/authorize", True),  # no warnings
+        ("http://127.0.0.1:4000/auth", True),  # this machine, allowed for local development
+        ("http://localhost:4000/auth", True),
+        ("http://[::1]/auth", True),
+        ("https://xn--ggle-55da.com/auth", False),  # a look-alike
+        ("http://10.0.0.7/auth", False),  # a private network is not this machine
+        ("http://192.168.1.2:8080/auth", False),
+    ],
+)
+def test_consent_ahead_covers_only_a_clean_link_or_this_machine(url: str, covered: bool) -> None:
+    verdict = check_url(url, UrlPolicy(allow_http_loopback=True, allow_private=True))
+    assert covered_ahead(verdict) is covered, verdict.codes
+
+
+def test_consent_ahead_does_not_cover_loopback_the_policy_does_not_allow() -> None:
+    verdict = check_url("http://127.0.0.1:4000/auth", UrlPolicy(allow_http_loopback=False))
+    assert not covered_ahead(verdict)

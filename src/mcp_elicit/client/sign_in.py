@@ -52,7 +52,7 @@ from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import Accept, Cancel, Decision, Notice, UrlPrompt
 from mcp_elicit.client.token_file import TokenFile
 from mcp_elicit.i18n import _
-from mcp_elicit.urls import UrlVerdict, Verdict, check_url
+from mcp_elicit.urls import ReasonCode, UrlVerdict, Verdict, check_url
 
 if TYPE_CHECKING:
     from mcp_elicit.client.handler import ElicitationHandler
@@ -293,7 +293,7 @@ class _Flow:
                         port=self.port, error=error
                     )
                 ) from None
-            if not self.settings.ask and not verdict.reasons:
+            if not self.settings.ask and covered_ahead(verdict):
                 answer = await self._open_ahead(prompt)
             else:
                 # Consent given ahead covers only a link without warnings: a look-alike
@@ -460,6 +460,23 @@ class _Flow:
 
     def _finish(self, outcome: str, **more: Any) -> None:
         self.handler.record(self._event | more | {"outcome": outcome})
+
+
+_THIS_MACHINE = frozenset(
+    {ReasonCode.LOCAL_DEVELOPMENT, ReasonCode.NON_DEFAULT_PORT, ReasonCode.IP_ADDRESS_HOST}
+)
+"""The warnings a sign-in link to this machine carries when the policy allows loopback for
+local development (``UrlPolicy(allow_http_loopback=True)``, ``--allow-http-loopback``)."""
+
+
+def covered_ahead(verdict: UrlVerdict) -> bool:
+    """Whether consent given ahead (``SignIn(ask=False)``) covers a sign-in link: one without
+    warnings, or one to this machine that the policy allows for local development, whose
+    warnings (loopback, a port, a bare address) say nothing about who runs it. Any other
+    warning (a look-alike host, punycode, mixed scripts, a private network) is for the person
+    to read: consent given before the link was seen cannot cover it."""
+    codes = set(verdict.codes)
+    return not codes or (ReasonCode.LOCAL_DEVELOPMENT in codes and codes <= _THIS_MACHINE)
 
 
 def _warnings(verdict: UrlVerdict) -> str:
