@@ -13,7 +13,9 @@ all of them: each is served at ``/NAME/mcp`` (:data:`BROKEN`), and each breaks o
   descriptions, its questions' messages and titles, its errors;
 - ``hostile-list``: the same in the error it answers ``tools/list`` with;
 - ``endless``: ``tools/list`` that always has a next page;
-- ``silent``: accepts the connection and never answers.
+- ``silent``: accepts the connection and never answers;
+- ``late-link``: not broken, slow: ``test_url_elicitation_required`` (-32042) whose
+  interaction finishes :data:`LATE` seconds later, and no completion notice.
 
 Anything else they do the SDK's way.
 """
@@ -30,8 +32,13 @@ import anyio
 import uvicorn
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import MCPError
-from mcp_types import InputRequiredResult, ListToolsResult, PaginatedRequestParams
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
+from mcp_types import (
+    ElicitRequestURLParams,
+    InputRequiredResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+)
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -57,7 +64,8 @@ FORM = {
 
 def _form_server(name: str, question: str, schema: dict[str, Any]) -> MCPServer:
     """A server whose form question (both eras) is ``question`` (or the message it is given)
-    with ``schema``."""
+    with ``schema``; it keeps the other rules: answers are checked (naming the field), and a
+    2026-07-28 request that declares no elicitation gets -32021."""
     server = MCPServer(name, log_level="WARNING")
 
     @server.tool()
@@ -65,16 +73,32 @@ def _form_server(name: str, question: str, schema: dict[str, Any]) -> MCPServer:
         """Asks its form question (pushed)."""
         asked = question or message
         result = await ctx.session.elicit_form(asked, schema, related_request_id=ctx.request_id)
+        if result.action == "accept":
+            _check_answer(schema, result.content or {})
         return f"Form: {result.action}"
 
     @server.tool()
     async def test_input_required_result_elicitation(ctx: Context) -> InputRequiredResult | str:
         """Asks its form question (2026-07-28: an InputRequiredResult)."""
-        if ctx.input_responses:
-            return "Answered."
-        return _asking(question or "What is your name?", schema)
+        declared = ctx.client_capabilities
+        if declared is None or declared.elicitation is None:
+            raise MCPError(
+                MISSING_CAPABILITY,
+                "this tool asks a question: declare elicitation",
+                {"requiredCapabilities": {"elicitation": {}}},
+            )
+        answer = (ctx.input_responses or {}).get("ask")
+        if answer is None:
+            return _asking(question or "What is your name?", schema)
+        answer = answer if isinstance(answer, dict) else answer.model_dump(by_alias=True)
+        if answer.get("action") == "accept":
+            _check_answer(schema, answer.get("content") or {})
+        return "Answered."
 
     return server
+
+
+MISSING_CAPABILITY = -32021
 
 
 def _asking(message: str, schema: dict[str, Any]) -> InputRequiredResult:
@@ -85,13 +109,31 @@ def _asking(message: str, schema: dict[str, Any]) -> InputRequiredResult:
     )
 
 
+def _check_answer(schema: dict[str, Any], content: dict[str, Any]) -> None:
+    """Refuse an answer whose string field is not a string, naming the field."""
+    for field, prop in schema["properties"].items():
+        if prop.get("type") == "string" and not isinstance(content.get(field, ""), str):
+            raise MCPError(-32602, f"invalid answer: {field!r} must be a string")
+
+
 def _link_server(name: str, url: str, message: str = "Open the check page.") -> MCPServer:
-    """A server whose URL-mode question (both eras) sends ``url``."""
+    """A server whose URL-mode question (both eras) sends ``url``, only to a client that
+    declared URL mode (2026-07-28: -32021 to one that did not)."""
     server = MCPServer(name, log_level="WARNING")
 
     @server.tool()
     async def test_url_elicitation(ctx: Context) -> InputRequiredResult | str:
         """One URL-mode question."""
+        declared = ctx.client_capabilities
+        elicitation = declared.elicitation if declared is not None else None
+        if elicitation is None or elicitation.url is None:
+            if ctx.protocol_version == V2026:
+                raise MCPError(
+                    MISSING_CAPABILITY,
+                    "this tool sends a link: declare elicitation.url",
+                    {"requiredCapabilities": {"elicitation": {"url": {}}}},
+                )
+            return "This tool needs URL mode."
         if ctx.protocol_version == V2026:
             if ctx.input_responses:
                 return "Opened."
@@ -189,6 +231,30 @@ def _endless() -> MCPServer:
     return server
 
 
+LATE = 1.5
+"""Seconds after its -32042 that ``late-link``'s interaction finishes."""
+
+
+def _late_link() -> MCPServer:
+    server = MCPServer("late-link", log_level="WARNING")
+    asked: dict[str, float] = {}  # the call's key -> when its -32042 was sent
+
+    @server.tool()
+    async def test_url_elicitation_required(key: str) -> str:
+        """-32042 until LATE seconds after the first; then a result."""
+        first = asked.setdefault(key, anyio.current_time())
+        if anyio.current_time() - first >= LATE:
+            return "The link was opened: done."
+        link = ElicitRequestURLParams(
+            mode="url", message="Open the page first.", url=LINK, elicitation_id=key
+        )
+        raise UrlElicitationRequiredError([link])
+
+    return server
+
+
+LINK = "https://check.invalid/done"
+
 BROKEN: dict[str, Callable[[], MCPServer]] = {
     "nested-form": lambda: _form_server("nested-form", "", NESTED),
     "form-link": lambda: _form_server(
@@ -199,6 +265,7 @@ BROKEN: dict[str, Callable[[], MCPServer]] = {
     "hostile": _hostile,
     "hostile-list": lambda: _ListFails("hostile-list", log_level="WARNING"),
     "endless": _endless,
+    "late-link": _late_link,
 }
 SILENT = "silent"
 
@@ -230,7 +297,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--http", type=int, metavar="PORT", required=True)
     port = parser.parse_args().http
-    uvicorn.run(app(), host="127.0.0.1", port=port, log_level="warning")
+    # A request held open for ever (silent) must not hold up the end either.
+    uvicorn.run(
+        app(), host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
+    )
 
 
 if __name__ == "__main__":
