@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_elicit.check import CHECKS, Report, Status, check_server, select
+from mcp_elicit.check import CHECKS, Report, Status, check_server, select, server_checks
 from tests.check.conftest import (
     BROADCAST_SERVER,
     SECRET_SERVER,
@@ -100,6 +100,20 @@ async def test_each_check_fails_against_a_server_on_the_sdk_broken_for_it(
         (check, r) for r in CHECKS[check].revisions
     }, explain(report)
     assert all(said in outcome.seen for outcome in failed), explain(report)
+
+
+async def test_a_late_interaction_without_a_notice_is_no_failure_of_the_retry(
+    rule_breakers: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy machine, shortened: the notice is not there in time (here: never sent), and the
+    interaction finishes a while after that. A -32042 then means "not yet": the check calls
+    again later, and the call succeeds."""
+    monkeypatch.setattr(server_checks, "NOTICE_WAIT", 0.2)
+    check = "server-url-required-retry"
+    report = await check_server(f"{rule_breakers}late-link/mcp", ids=[check])
+    [outcome] = report.outcomes
+    assert outcome.status is Status.PASSED, explain(report)
+    assert "-32042, no notice came (optional), then the call again returned" in outcome.seen
 
 
 async def test_a_notice_sent_to_every_session_fails_origin_only(tmp_path: Path) -> None:

@@ -55,6 +55,12 @@ QUIET = 1.0
 """Seconds a session must stay quiet to show it was not sent something."""
 REFUSAL_WAIT = 5.0
 """Seconds within which a request that must be refused gets its error."""
+RETRY_WAIT = 30.0
+"""Seconds a check keeps calling again after -32042 while no completion notice came and the
+server still answers -32042 ("not yet"), before it concludes the call never succeeds."""
+RETRY_FIRST_PAUSE = 0.5
+RETRY_MAX_PAUSE = 4.0
+"""The pause between those calls: doubling from the first to the most."""
 
 _LINK = re.compile(r"\b(?:https?|ftp)://|\bwww\.", re.IGNORECASE)
 
@@ -379,18 +385,56 @@ def _required_items(reply: ProbeReply, expected: int) -> list[dict[str, Any]]:
 
 @_body("server-url-required-retry")
 async def _url_required_retry(run: ServerRun, revision: str) -> str:
+    """-32042, then the same call again once the interaction completed. Only the completion
+    notice says when that is, and it is optional (and may be late, or lost over HTTP on a busy
+    machine): without it, a -32042 again means "not yet", never a failure. The call is made
+    again, later each time, until the notice has come or :data:`RETRY_WAIT` has passed."""
     async with run.probe(revision) as probe:
         arguments = _required_call()
         first = await probe.call(URL_REQUIRED_TOOL, arguments)
-        items = _required_items(first, URL_ELICITATION_REQUIRED)
-        wanted = {item.get("elicitationId") for item in items}
-        notices = await probe.wire.until(NOTICE, timeout=NOTICE_WAIT)
-        told = {n.get("params", {}).get("elicitationId") for n in notices}
+        wanted = {
+            item.get("elicitationId") for item in _required_items(first, URL_ELICITATION_REQUIRED)
+        }
+        told = await _notice_for(probe, wanted, timeout=NOTICE_WAIT)
         again = await probe.call(URL_REQUIRED_TOOL, arguments)
+        give_up = anyio.current_time() + RETRY_WAIT
+        pause = RETRY_FIRST_PAUSE
+        while not told and again.code == URL_ELICITATION_REQUIRED:
+            left = give_up - anyio.current_time()
+            if left <= 0:
+                break
+            wanted |= {
+                item.get("elicitationId")
+                for item in _required_items(again, URL_ELICITATION_REQUIRED)
+            }
+            told = await _notice_for(probe, wanted, timeout=min(pause, left))
+            again = await probe.call(URL_REQUIRED_TOOL, arguments)
+            pause = min(pause * 2, RETRY_MAX_PAUSE)
     if again.error is not None or (again.result or {}).get("isError"):
-        raise failed(f"the call again after completion got {again.describe()}")
-    said = "the notice came" if wanted & told else "no notice came (optional)"
+        when = (
+            "after the completion notice"
+            if told
+            else f"for {RETRY_WAIT:g} s after -32042, with no completion notice,"
+        )
+        raise failed(f"the call again {when} got {again.describe()}")
+    said = "the notice came" if told else "no notice came (optional)"
     return f"-32042, {said}, then the call again returned a result"
+
+
+async def _notice_for(probe: Probe, wanted: set[Any], *, timeout: float) -> bool:
+    """Whether a completion notice for one of ``wanted`` came (waiting up to ``timeout``); a
+    notice for another elicitation is not the go-ahead."""
+
+    def named() -> bool:
+        return any(
+            (notice.get("params") or {}).get("elicitationId") in wanted
+            for notice in probe.wire.received(NOTICE)
+        )
+
+    with anyio.move_on_after(timeout):
+        while not named():
+            await probe.wire.until_any(timeout=timeout)
+    return named()
 
 
 @_body("server-no-32042")
