@@ -76,7 +76,6 @@ async def in_chinese(page: Any) -> None:
     await no_serious_violations(page)
 
 
-
 async def fields_checked(page: Any) -> None:
     """Wait until the server has checked the first four fields, now right: their messages go
     then and the fields below move up, so a click aimed before that lands beside its box."""
