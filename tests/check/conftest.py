@@ -1,5 +1,6 @@
 """Servers for the check tests: ours (examples/conformance_server.py), the breaking relay in
-front of it, and the broken servers the HTTP-only checks are shown failing against."""
+front of it, the broken servers the HTTP-only checks are shown failing against, and the
+servers on the SDK alone that break one rule each, all in one process (``rule_breakers``)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ OURS = ROOT / "examples" / "conformance_server.py"
 BREAKER = ROOT / "tests" / "peer_servers" / "breaker.py"
 SECRET_SERVER = ROOT / "tests" / "peer_servers" / "secret_server.py"
 BROADCAST_SERVER = ROOT / "tests" / "peer_servers" / "broadcast_server.py"
+RULE_BREAKERS = ROOT / "tests" / "peer_servers" / "rule_breakers.py"
 
 
 @contextmanager
@@ -61,6 +63,15 @@ def our_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     command = [sys.executable, str(OURS), "--port", str(port)]
     with serving(command, port, tmp_path_factory.mktemp("ours")) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def rule_breakers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of tests/peer_servers/rule_breakers.py: add ``NAME/mcp``."""
+    port = free_port()
+    command = [sys.executable, str(RULE_BREAKERS), "--http", str(port)]
+    with serving(command, port, tmp_path_factory.mktemp("rule-breakers")) as url:
+        yield url.removesuffix("mcp")
 
 
 def our_stdio() -> StdioServerParameters:

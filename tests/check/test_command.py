@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from mcp_elicit.check import REVISIONS
+from mcp_elicit.check.running import DEFAULT_TIMEOUT
 from mcp_elicit.cli import main
-from mcp_elicit.cli.check_command import CHECK_REVISIONS
+from mcp_elicit.cli.check_command import CHECK_REVISIONS, CHECK_TIMEOUT
 from tests.check.conftest import BREAKER, OURS
 
 SOME = "server-url-request-shape,server-validates-answer"
@@ -18,6 +19,10 @@ SOME = "server-url-request-shape,server-validates-answer"
 
 def test_the_parser_knows_every_revision() -> None:
     assert CHECK_REVISIONS == REVISIONS
+
+
+def test_the_parser_has_the_runs_default_deadline() -> None:
+    assert CHECK_TIMEOUT == DEFAULT_TIMEOUT
 
 
 @pytest.mark.slow
@@ -90,6 +95,8 @@ def test_check_client_without_a_command_is_bad_usage(
         (["--header", "X-A: b", "--", "true"], "--header and --other-header are for a server"),
         (["ftp://example.com/mcp"], "is not an http(s):// URL"),
         (["--header", "no colon", URL], "expected NAME:VALUE"),
+        (["--timeout", "0", URL], "expected a number of seconds above 0, not '0'"),
+        (["--timeout", "soon", URL], "expected a number of seconds above 0, not 'soon'"),
     ],
 )
 def test_bad_usage_exits_2_and_says_why(

@@ -1,7 +1,7 @@
 """``mcp-elicit check server``: every check passes against our own server, on every revision
 that has it, over Streamable HTTP and stdio; each check fails against a server broken for its
-rule (tests/peer_servers/breaker.py, and two broken servers for the checks that need several
-sessions or users)."""
+rule (tests/peer_servers/breaker.py, two broken servers for the checks that need several
+sessions or users, and tests/peer_servers/rule_breakers.py's servers on the SDK alone)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_elicit.check import CHECKS, Report, Status, check_server, select
+from mcp_elicit.check import CHECKS, Report, Status, check_server, select, server_checks
 from tests.check.conftest import (
     BROADCAST_SERVER,
     SECRET_SERVER,
@@ -24,6 +24,21 @@ from tests.peer_servers.secret_server import free_port
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 TWO_USERS = ("server-track-foreign-id",)
+# The checks shown failing against a server of rule_breakers.py (written on the SDK alone, as
+# a peer would be), rather than through the relay: the server's name, and what is said.
+ON_THE_SDK = {
+    "server-form-schema-flat": ("nested-form", "property 'address' is an object"),
+    "server-form-no-url": (
+        "form-link",
+        "the message holds a URL: 'https://docs.example.com/why-we-ask'",
+    ),
+    "server-form-no-secrets": ("form-password", "property 'password' asks for a secret"),
+    "server-url-https": (
+        "http-link",
+        "plain http on a public host (HTTPS outside development): "
+        "'http://check.example.com/connect'",
+    ),
+}
 ALICE = {"Authorization": "Bearer user-alice"}
 BOB = {"Authorization": "Bearer user-bob"}
 
@@ -68,8 +83,37 @@ async def test_each_check_fails_against_a_server_broken_for_it(check: str) -> No
 
 def test_the_relay_breaks_every_check_that_one_session_over_stdio_can_show() -> None:
     only_over_http = {"server-complete-notice-origin-only", *TWO_USERS}
-    server_checks = {check.id for check in CHECKS.values() if check.side == "server"}
-    assert set(BREAKS) == server_checks - only_over_http
+    every = {check.id for check in CHECKS.values() if check.side == "server"}
+    assert set(BREAKS) == every - only_over_http - set(ON_THE_SDK)
+
+
+@pytest.mark.parametrize("check", ON_THE_SDK)
+async def test_each_check_fails_against_a_server_on_the_sdk_broken_for_it(
+    rule_breakers: str, check: str
+) -> None:
+    """Every check runs: the server breaks this one rule, and keeps every other the checks
+    see (it passed them all before the check existed)."""
+    server, said = ON_THE_SDK[check]
+    report = await check_server(f"{rule_breakers}{server}/mcp")
+    failed = [o for o in report.outcomes if o.status is Status.FAILED]
+    assert {(o.check, o.revision) for o in failed} == {
+        (check, r) for r in CHECKS[check].revisions
+    }, explain(report)
+    assert all(said in outcome.seen for outcome in failed), explain(report)
+
+
+async def test_a_late_interaction_without_a_notice_is_no_failure_of_the_retry(
+    rule_breakers: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy machine, shortened: the notice is not there in time (here: never sent), and the
+    interaction finishes a while after that. A -32042 then means "not yet": the check calls
+    again later, and the call succeeds."""
+    monkeypatch.setattr(server_checks, "NOTICE_WAIT", 0.2)
+    check = "server-url-required-retry"
+    report = await check_server(f"{rule_breakers}late-link/mcp", ids=[check])
+    [outcome] = report.outcomes
+    assert outcome.status is Status.PASSED, explain(report)
+    assert "-32042, no notice came (optional), then the call again returned" in outcome.seen
 
 
 async def test_a_notice_sent_to_every_session_fails_origin_only(tmp_path: Path) -> None:

@@ -69,6 +69,14 @@ STATE_TOOL = "test_input_required_result_request_state"
 URL_TOOL = "test_url_elicitation"
 URL_REQUIRED_TOOL = "test_url_elicitation_required"
 
+# The tool that asks a form, by revision: pushed on the 2025 revisions, an input request on
+# 2026-07-28 (the form checks also call ENUMS_TOOL and STATE_TOOL when the server lists them).
+FORM_TOOLS: dict[str, tuple[str, ...]] = {
+    Revision.V2025_06_18: (FORM_TOOL,),
+    Revision.V2025_11_25: (FORM_TOOL,),
+    Revision.V2026_07_28: (ROUND_TOOL,),
+}
+
 SERVER_CHECKS: tuple[Check, ...] = (
     Check(
         "server-url-request-shape",
@@ -82,6 +90,17 @@ SERVER_CHECKS: tuple[Check, ...] = (
         ),
         (Revision.URL_DRAFT, Revision.V2025_11_25, Revision.V2026_07_28),
         _on_any(URL_TOOL),
+    ),
+    Check(
+        "server-url-https",
+        "server",
+        "A URL-mode link is https, or plain http only on a loopback host (development)",
+        (
+            _el(Revision.V2025_11_25, "Safe URL Handling"),
+            _el(Revision.V2026_07_28, "Safe URL Handling"),
+        ),
+        (Revision.V2025_11_25, Revision.V2026_07_28),
+        _on_any(URL_TOOL),  # and URL_REQUIRED_TOOL, when the server lists it
     ),
     Check(
         "server-complete-notice",
@@ -213,6 +232,46 @@ SERVER_CHECKS: tuple[Check, ...] = (
             Revision.V2025_11_25: (FORM_TOOL,),
             Revision.V2026_07_28: (ROUND_TOOL,),
         },
+    ),
+    Check(
+        "server-form-schema-flat",
+        "server",
+        "A form's requestedSchema is flat: no property is an object, none an array of objects",
+        (
+            SpecRef(Revision.V2025_06_18, "client/elicitation", "Request Schema"),
+            _el(Revision.V2025_11_25, "Requested Schema"),
+            _el(Revision.V2026_07_28, "Requested Schema"),
+        ),
+        (Revision.V2025_06_18, Revision.V2025_11_25, Revision.V2026_07_28),
+        FORM_TOOLS,
+    ),
+    Check(
+        "server-form-no-url",
+        "server",
+        "A form-mode request has no clickable URL: not in its message, a title, a description, "
+        "an option or a default (a URL belongs in URL mode)",
+        (
+            _el(Revision.V2025_11_25, "Safe URL Handling"),
+            _el(Revision.V2026_07_28, "Safe URL Handling"),
+        ),
+        (Revision.V2025_11_25, Revision.V2026_07_28),
+        {
+            Revision.V2025_11_25: FORM_TOOLS[Revision.V2025_11_25],
+            Revision.V2026_07_28: FORM_TOOLS[Revision.V2026_07_28],
+        },
+    ),
+    Check(
+        "server-form-no-secrets",
+        "server",
+        "A form never asks for sensitive information (a password, an API key, a token, card "
+        "details): that goes through URL mode",
+        (
+            _el(Revision.V2025_06_18, "User Interaction Model"),
+            _el(Revision.V2025_11_25, "User Interaction Model"),
+            _el(Revision.V2026_07_28, "User Interaction Model"),
+        ),
+        (Revision.V2025_06_18, Revision.V2025_11_25, Revision.V2026_07_28),
+        FORM_TOOLS,
     ),
     Check(
         "server-request-state-tampered",

@@ -39,6 +39,17 @@ Target = str | StdioServerParameters | LoggedStdioServer
 TIMEOUT = 30.0
 """Seconds a probe waits for any one answer from the server under test."""
 
+MAX_PAGES = 100
+"""Pages of ``tools/list`` a probe follows: a server that sends a ``nextCursor`` on every page
+would otherwise keep it listing for ever."""
+
+
+class EndlessList(Exception):
+    """A list still paginating after :data:`MAX_PAGES` pages."""
+
+    def __init__(self, method: str, pages: int) -> None:
+        super().__init__(f"{method} still paginating after {pages} pages (a nextCursor on each)")
+
 
 async def accept_at_once(params: dict[str, Any]) -> dict[str, Any]:
     """A person who agrees: opens the link (URL mode), or submits the form empty."""
@@ -69,6 +80,11 @@ class Wire:
             for direction, message in self.messages
             if direction == "received" and (method is None or message.get("method") == method)
         ]
+
+    async def until_any(self, *, timeout: float) -> None:
+        """Until the server's next message, or ``timeout`` seconds."""
+        with anyio.move_on_after(timeout):
+            await self.arrived.wait()
 
     async def until(self, method: str, *, timeout: float) -> list[dict[str, Any]]:
         """The server's messages named ``method`` once there is one, or none after
@@ -282,11 +298,12 @@ class Probe:
         return self.client.protocol_version
 
     async def tools(self) -> list[str]:
-        """The names of every tool listed, all pages followed; read raw, so that a listing the
-        SDK would refuse (no ``resultType``, say) still names the tools."""
+        """The names of every tool listed, all pages followed (at most :data:`MAX_PAGES`, else
+        :class:`EndlessList`); read raw, so that a listing the SDK would refuse (no
+        ``resultType``, say) still names the tools."""
         names: list[str] = []
         cursor: str | None = None
-        while True:
+        for _ in range(MAX_PAGES):
             page = await self.list_tools_raw(cursor)
             if page.result is None:
                 error = page.error or {}
@@ -295,6 +312,7 @@ class Probe:
             cursor = page.result.get("nextCursor")
             if not cursor:
                 return names
+        raise EndlessList("tools/list", MAX_PAGES)
 
     async def call(
         self,

@@ -5,6 +5,13 @@ The human report is in the language in effect (:mod:`mcp_elicit.i18n`), but for 
 (``Outcome.seen``): that is the evidence, the same words as in the JSON report. The JSON report
 is never translated: programs read it.
 
+What was seen quotes the peer under test (an error's message, a link, a client's last words),
+so an outcome cleans it as it is made, the way our renderers clean a server's words
+(:func:`~mcp_elicit.client.prompt_text.clean`): a control, bidi or invisible character is
+written out as ``\\u{…}``, and a line break too, so that a peer can neither drive the
+terminal (a window title, a cleared screen, a hyperlink) nor forge a line of the report.
+Every way out (the lines, the JSON, the compatibility matrix) reads the cleaned text.
+
 Exit status: 0 when nothing failed (skipped and not-applicable checks are not failures),
 1 when a check failed. (2, bad usage, is the command line's.)
 """
@@ -18,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_elicit.check.catalog import CHECKS
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.i18n import N_, _
 
 
@@ -53,7 +61,10 @@ class Outcome:
     status: Status
     seen: str
     """What was seen on the wire, in a sentence: the evidence for a pass, the reason for a
-    failure or a skip."""
+    failure or a skip. Cleaned as the outcome is made (one line, no control characters)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seen", clean(self.seen, newlines=False))
 
     def line(self) -> str:
         status = _(STATUS_WORDS[self.status])

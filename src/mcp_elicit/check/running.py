@@ -1,14 +1,28 @@
-"""Run checks over the revisions that have them, one after another, into a :class:`Report`."""
+"""Run checks over the revisions that have them, one after another, into a :class:`Report`,
+within an overall deadline.
+
+A server under test decides how long each of its answers takes (a probe waits up to 30 s for
+one), so a run of every check against a server that never answers would take hours. The
+deadline (``timeout``, ``--timeout``: :data:`DEFAULT_TIMEOUT`) ends the run wherever it is: the
+check that was running fails, saying so, and the checks after it are not run.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+
+import anyio
 
 from mcp_elicit.check.catalog import CHECKS, REVISIONS
 from mcp_elicit.check.probe import Target
-from mcp_elicit.check.report import Outcome, Report
+from mcp_elicit.check.report import Outcome, Report, Status
 from mcp_elicit.check.server_checks import ServerRun, run_check
 from mcp_elicit.i18n import N_, _
+
+DEFAULT_TIMEOUT = 300.0
+"""Seconds a whole run may take. Every check against our own server takes about 10 s over
+HTTP and about a minute over stdio (a process per probe); five minutes leaves room for a slow
+server and a busy machine, and bounds a server that never answers."""
 
 # What ``select`` says of a check ID that does not exist, by side.
 _NO_SUCH_CHECK = {
@@ -59,17 +73,46 @@ async def check_server(
     other_headers: Mapping[str, str] | None = None,
     name: str | None = None,
     progress: Callable[[Outcome], None] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> Report:
-    """Run the server checks against ``target`` (an http(s) URL or a stdio server)."""
+    """Run the server checks against ``target`` (an http(s) URL or a stdio server), all within
+    ``timeout`` seconds (``None``: no deadline)."""
     pairs = select(ids, revisions)
     run = ServerRun(target, dict(headers or {}), dict(other_headers) if other_headers else None)
     report = Report(name or str(target))
-    for check_id, revision in pairs:
-        outcome = await run_check(run, check_id, revision)
+
+    def start(check_id: str, revision: str) -> Awaitable[Outcome]:
+        return run_check(run, check_id, revision)
+
+    await _run_all(report, pairs, start, progress, timeout)
+    return report
+
+
+async def _run_all(
+    report: Report,
+    pairs: Sequence[tuple[str, str]],
+    start: Callable[[str, str], Awaitable[Outcome]],
+    progress: Callable[[Outcome], None] | None,
+    timeout: float | None,
+) -> None:
+    """Each ``(check, revision)`` in turn, until the deadline."""
+    deadline = float("inf") if timeout is None else anyio.current_time() + timeout
+    for done, (check_id, revision) in enumerate(pairs):
+        with anyio.CancelScope(deadline=deadline) as scope:
+            outcome = await start(check_id, revision)
+        ended = scope.cancelled_caught
+        if ended:
+            not_run = len(pairs) - done - 1
+            seen = (
+                f"the run's deadline was reached ({timeout:g} s, --timeout) while this check "
+                f"was running; the run ended there ({not_run} check(s) not run)"
+            )
+            outcome = Outcome(check_id, revision, Status.FAILED, seen)
         report.add([outcome])
         if progress is not None:
             progress(outcome)
-    return report
+        if ended:
+            return
 
 
 async def check_client(
@@ -77,16 +120,19 @@ async def check_client(
     *,
     ids: Sequence[str] = (),
     progress: Callable[[Outcome], None] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> Report:
     """Run the client checks: ``command`` is started once per check, with the scripted
-    server's URL as its last argument."""
+    server's URL as its last argument; all within ``timeout`` seconds (``None``: no
+    deadline)."""
     from mcp_elicit.check.client_checks import run_client_check
 
     chosen = list(dict.fromkeys(check for check, _ in select(ids, side="client")))
     report = Report(" ".join(command))
-    for check_id in chosen:
-        outcome = await run_client_check(command, check_id)
-        report.add([outcome])
-        if progress is not None:
-            progress(outcome)
+
+    def start(check_id: str, revision: str) -> Awaitable[Outcome]:
+        return run_client_check(command, check_id)
+
+    # A client check's revision is the one its client chose: known once it ran.
+    await _run_all(report, [(check, "-") for check in chosen], start, progress, timeout)
     return report

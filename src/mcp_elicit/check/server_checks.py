@@ -24,14 +24,16 @@ from mcp_elicit.check.catalog import (
     CHECKS,
     ENUMS_TOOL,
     FORM_TOOL,
+    FORM_TOOLS,
     ROUND_TOOL,
     SERVER_CHECKS,
     STATE_TOOL,
     URL_REQUIRED_TOOL,
     URL_TOOL,
 )
-from mcp_elicit.check.probe import Probe, ProbeReply, Target, text_of
+from mcp_elicit.check.probe import EndlessList, Probe, ProbeReply, Target, text_of
 from mcp_elicit.check.report import Outcome, Status
+from mcp_elicit.forms.linting import find_url, secret_term
 from mcp_elicit.protocol.codes import (
     ELICITATION_COMPLETE as NOTICE,
 )
@@ -45,6 +47,7 @@ from mcp_elicit.protocol.codes import (
     ELICITATION_TRACK as TRACK,
 )
 from mcp_elicit.revisions import Revision
+from mcp_elicit.server.pages.hosts import is_loopback_host
 
 NOTICE_WAIT = 10.0
 """Seconds a check waits for a completion notice (the check tools complete within one)."""
@@ -52,6 +55,12 @@ QUIET = 1.0
 """Seconds a session must stay quiet to show it was not sent something."""
 REFUSAL_WAIT = 5.0
 """Seconds within which a request that must be refused gets its error."""
+RETRY_WAIT = 30.0
+"""Seconds a check keeps calling again after -32042 while no completion notice came and the
+server still answers -32042 ("not yet"), before it concludes the call never succeeds."""
+RETRY_FIRST_PAUSE = 0.5
+RETRY_MAX_PAUSE = 4.0
+"""The pause between those calls: doubling from the first to the most."""
 
 _LINK = re.compile(r"\b(?:https?|ftp)://|\bwww\.", re.IGNORECASE)
 
@@ -81,6 +90,8 @@ class ServerRun:
     headers: Mapping[str, str] = field(default_factory=dict)
     other_headers: Mapping[str, str] | None = None
     _tools: dict[str, set[str]] = field(default_factory=dict)
+    _endless: dict[str, EndlessList] = field(default_factory=dict)
+    _forms: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _speaks_draft: bool | None = None
 
     @property
@@ -115,9 +126,15 @@ class ServerRun:
 
     async def tools(self, revision: str) -> set[str]:
         """The tools the server lists to a client that declares every mode."""
+        if revision in self._endless:
+            raise self._endless[revision]  # once is enough: it takes MAX_PAGES requests
         if revision not in self._tools:
             async with self.probe(revision) as probe:
-                self._tools[revision] = set(await probe.tools())
+                try:
+                    self._tools[revision] = set(await probe.tools())
+                except EndlessList as error:
+                    self._endless[revision] = error
+                    raise
         return self._tools[revision]
 
 
@@ -249,6 +266,47 @@ async def _url_request_shape(run: ServerRun, revision: str) -> str:
     return f"{len(links)} URL-mode request(s), well formed: url {links[0].get('url')!r}"
 
 
+@_body("server-url-https")
+async def _url_https(run: ServerRun, revision: str) -> str:
+    links: list[dict[str, Any]] = []
+    async with run.probe(revision) as probe:
+        reply = await probe.call(URL_TOOL)
+        links += _links_of(probe, reply, revision)
+        if URL_REQUIRED_TOOL in await run.tools(revision):
+            required = await probe.call(URL_REQUIRED_TOOL, _required_call())
+            links += _links_of(probe, required, revision)
+    urls = list(dict.fromkeys(str(link.get("url")) for link in links))
+    if not urls:
+        raise Finding(
+            Status.SKIPPED,
+            f"no link to judge: {URL_TOOL} sent no URL-mode request; it answered "
+            f"{reply.describe()}",
+        )
+    plain = [url for url in urls if _plain_http_off_loopback(url)]
+    if plain:
+        shown = ", ".join(map(repr, plain))
+        raise failed(f"plain http on a public host (HTTPS outside development): {shown}")
+    return f"{len(urls)} link(s), each https or on loopback: {urls[0]!r}"
+
+
+def _links_of(probe: Probe, reply: ProbeReply, revision: str) -> list[dict[str, Any]]:
+    """The URL-mode requests a call led to: pushed, in an InputRequiredResult, or listed by a
+    -32042 (-32604)."""
+    found = _pushed_links(probe) + _url_requests_in(reply.result)
+    data = (reply.error or {}).get("data")
+    items = data.get("elicitations") if isinstance(data, Mapping) else None
+    if reply.code in (URL_ELICITATION_REQUIRED, ELICITATION_REQUIRED_DRAFT) and isinstance(
+        items, list
+    ):
+        found += [dict(item) for item in items if isinstance(item, Mapping)]
+    return found
+
+
+def _plain_http_off_loopback(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme.lower() == "http" and not is_loopback_host(parts.hostname or "")
+
+
 @_body("server-complete-notice")
 async def _complete_notice(run: ServerRun, revision: str) -> str:
     async with run.probe(revision) as probe:
@@ -327,18 +385,56 @@ def _required_items(reply: ProbeReply, expected: int) -> list[dict[str, Any]]:
 
 @_body("server-url-required-retry")
 async def _url_required_retry(run: ServerRun, revision: str) -> str:
+    """-32042, then the same call again once the interaction completed. Only the completion
+    notice says when that is, and it is optional (and may be late, or lost over HTTP on a busy
+    machine): without it, a -32042 again means "not yet", never a failure. The call is made
+    again, later each time, until the notice has come or :data:`RETRY_WAIT` has passed."""
     async with run.probe(revision) as probe:
         arguments = _required_call()
         first = await probe.call(URL_REQUIRED_TOOL, arguments)
-        items = _required_items(first, URL_ELICITATION_REQUIRED)
-        wanted = {item.get("elicitationId") for item in items}
-        notices = await probe.wire.until(NOTICE, timeout=NOTICE_WAIT)
-        told = {n.get("params", {}).get("elicitationId") for n in notices}
+        wanted = {
+            item.get("elicitationId") for item in _required_items(first, URL_ELICITATION_REQUIRED)
+        }
+        told = await _notice_for(probe, wanted, timeout=NOTICE_WAIT)
         again = await probe.call(URL_REQUIRED_TOOL, arguments)
+        give_up = anyio.current_time() + RETRY_WAIT
+        pause = RETRY_FIRST_PAUSE
+        while not told and again.code == URL_ELICITATION_REQUIRED:
+            left = give_up - anyio.current_time()
+            if left <= 0:
+                break
+            wanted |= {
+                item.get("elicitationId")
+                for item in _required_items(again, URL_ELICITATION_REQUIRED)
+            }
+            told = await _notice_for(probe, wanted, timeout=min(pause, left))
+            again = await probe.call(URL_REQUIRED_TOOL, arguments)
+            pause = min(pause * 2, RETRY_MAX_PAUSE)
     if again.error is not None or (again.result or {}).get("isError"):
-        raise failed(f"the call again after completion got {again.describe()}")
-    said = "the notice came" if wanted & told else "no notice came (optional)"
+        when = (
+            "after the completion notice"
+            if told
+            else f"for {RETRY_WAIT:g} s after -32042, with no completion notice,"
+        )
+        raise failed(f"the call again {when} got {again.describe()}")
+    said = "the notice came" if told else "no notice came (optional)"
     return f"-32042, {said}, then the call again returned a result"
+
+
+async def _notice_for(probe: Probe, wanted: set[Any], *, timeout: float) -> bool:
+    """Whether a completion notice for one of ``wanted`` came (waiting up to ``timeout``); a
+    notice for another elicitation is not the go-ahead."""
+
+    def named() -> bool:
+        return any(
+            (notice.get("params") or {}).get("elicitationId") in wanted
+            for notice in probe.wire.received(NOTICE)
+        )
+
+    with anyio.move_on_after(timeout):
+        while not named():
+            await probe.wire.until_any(timeout=timeout)
+    return named()
 
 
 @_body("server-no-32042")
@@ -641,6 +737,135 @@ def _judge_broken(reply: ProbeReply, name: str) -> str:
     if name not in said:
         raise failed(f"the error does not name the field {name!r}: {said.strip()!r}")
     return f"refused, naming {name!r}: {said.strip()[:120]!r}"
+
+
+# -- what a form may hold ------------------------------------------------------------------
+
+
+async def forms_asked(run: ServerRun, revision: str) -> list[dict[str, Any]]:
+    """The form-mode requests (their params) the server's form tools send on ``revision``:
+    pushed ones are declined; on 2026-07-28 the first round's input requests. Asked once per
+    revision, for every form check."""
+    if revision not in run._forms:
+        listed = await run.tools(revision)
+        forms: list[dict[str, Any]] = []
+        if revision == Revision.V2026_07_28:
+            async with run.probe(revision) as probe:
+                for tool in (ROUND_TOOL, STATE_TOOL):
+                    if tool in listed:
+                        reply = await probe.call(tool)
+                        forms += _form_requests_in(reply.result)
+        else:
+
+            async def decline(params: dict[str, Any]) -> dict[str, Any]:
+                return {"action": "decline"}
+
+            async with run.probe(revision, answer=decline) as probe:
+                await probe.call(FORM_TOOL, {"message": "mcp-elicit check: please answer"})
+                if ENUMS_TOOL in listed:
+                    await probe.call(ENUMS_TOOL)
+                forms = [p for p in probe.asked if p.get("mode") != "url" and "url" not in p]
+        run._forms[revision] = forms
+    if not run._forms[revision]:
+        tools = " and ".join(FORM_TOOLS[revision])
+        raise Finding(Status.SKIPPED, f"no form to judge: {tools} asked no form question")
+    return run._forms[revision]
+
+
+def _form_requests_in(result: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    found = []
+    for request in ((result or {}).get("inputRequests") or {}).values():
+        if isinstance(request, Mapping) and request.get("method") == "elicitation/create":
+            params = request.get("params") or {}
+            if isinstance(params, Mapping) and params.get("mode") != "url" and "url" not in params:
+                found.append(dict(params))
+    return found
+
+
+def _properties(form: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    schema = form.get("requestedSchema")
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return []
+    return [(str(name), prop) for name, prop in properties.items() if isinstance(prop, Mapping)]
+
+
+def _is_object(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and (
+        schema.get("type") == "object" or "properties" in schema
+    )
+
+
+@_body("server-form-schema-flat")
+async def _form_schema_flat(run: ServerRun, revision: str) -> str:
+    forms = await forms_asked(run, revision)
+    problems = []
+    for form in forms:
+        for name, prop in _properties(form):
+            if _is_object(prop):
+                problems.append(f"property {name!r} is an object (nested properties)")
+            elif prop.get("type") == "array" and _is_object(prop.get("items")):
+                problems.append(f"property {name!r} is an array of objects")
+    if problems:
+        raise failed("; ".join(dict.fromkeys(problems)))
+    return f"{len(forms)} form(s), each flat with primitive properties"
+
+
+@_body("server-form-no-url")
+async def _form_no_url(run: ServerRun, revision: str) -> str:
+    forms = await forms_asked(run, revision)
+    problems = []
+    for form in forms:
+        message = form.get("message")
+        if isinstance(message, str) and (url := find_url(message)):
+            problems.append(f"the message holds a URL: {_trimmed(url)!r}")
+        for name, prop in _properties(form):
+            for where, text in _texts_of(prop):
+                if url := find_url(text):
+                    problems.append(
+                        f"property {name!r}: its {where} holds a URL: {_trimmed(url)!r}"
+                    )
+    if problems:
+        raise failed("; ".join(dict.fromkeys(problems)) + " (a URL belongs in URL mode)")
+    return f"{len(forms)} form(s), no URL in any of their words"
+
+
+def _trimmed(url: str) -> str:
+    return url.rstrip(".,;:!?)]'\"")  # the sentence's, not the URL's
+
+
+def _texts_of(prop: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A property's words a person reads: title, description, default, options."""
+    texts = [(key, prop[key]) for key in ("title", "description", "default") if key in prop]
+    items = prop.get("items")
+    for holder in (prop, items if isinstance(items, Mapping) else {}):
+        for key in ("enum", "enumNames", "oneOf", "anyOf"):
+            options = holder.get(key)
+            for option in options if isinstance(options, list) else []:
+                values = option.values() if isinstance(option, Mapping) else [option]
+                texts += [("option", value) for value in values]
+    return [(where, text) for where, text in texts if isinstance(text, str)]
+
+
+@_body("server-form-no-secrets")
+async def _form_no_secrets(run: ServerRun, revision: str) -> str:
+    forms = await forms_asked(run, revision)
+    problems = []
+    for form in forms:
+        for name, prop in _properties(form):
+            title, description = prop.get("title"), prop.get("description")
+            term = secret_term(
+                name,
+                title if isinstance(title, str) else None,
+                description if isinstance(description, str) else None,
+            )
+            if term:
+                problems.append(f"property {name!r} asks for a secret ({term!r})")
+    if problems:
+        raise failed(
+            "; ".join(dict.fromkeys(problems)) + " (sensitive information goes through URL mode)"
+        )
+    return f"{len(forms)} form(s), none asking for a password, a key, a token or card details"
 
 
 @_body("server-request-state-tampered")

@@ -41,6 +41,7 @@ def run_check_server(args: argparse.Namespace) -> int:
                 other_headers=dict(args.other_header) if args.other_header else None,
                 name=describe(target),
                 progress=progress,
+                timeout=args.timeout,
             )
         )
     return _finish(args, report)
@@ -53,7 +54,9 @@ def run_check_client(args: argparse.Namespace) -> int:
     ids = _ids(args, revisions=(), side="client")
     progress = _progress(args, " ".join(command))
     with language("en"):
-        report = anyio.run(lambda: run_client_checks(command, ids=ids, progress=progress))
+        report = anyio.run(
+            lambda: run_client_checks(command, ids=ids, progress=progress, timeout=args.timeout)
+        )
     return _finish(args, report)
 
 

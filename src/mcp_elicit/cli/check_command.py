@@ -20,6 +20,8 @@ from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision
 # ``mcp_elicit.check.REVISIONS``, made here from the revisions alone so that building the
 # parser imports nothing heavy (a test keeps the two the same).
 CHECK_REVISIONS: tuple[str, ...] = (EARLY_DRAFT_VERSION, *Revision)
+# ``mcp_elicit.check.running.DEFAULT_TIMEOUT``, likewise.
+CHECK_TIMEOUT = 300.0
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -117,6 +119,28 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
         help=_("run only this check (repeatable, or comma separated); IDs in docs/check.md"),
     )
     parser.add_argument("--json", action="store_true", help=_("print the report as JSON"))
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=CHECK_TIMEOUT,
+        metavar="SECONDS",
+        help=_(
+            "end the whole run after this many seconds (default {default:g}): the check that "
+            "was running fails, saying so, and the rest are not run"
+        ).format(default=CHECK_TIMEOUT),
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(
+            _("expected a number of seconds above 0, not {text}").format(text=repr(text))
+        )
+    return seconds
 
 
 def run(args: argparse.Namespace) -> int:
