@@ -365,7 +365,10 @@ def asking_of(
 def _drop_unstarted(question: Awaitable[Decision]) -> None:
     """Close a renderer's coroutine that never ran (its request was given up while it waited
     for its turn): Python would otherwise warn at exit that it was never awaited."""
-    if inspect.iscoroutine(question) and inspect.getcoroutinestate(question) == inspect.CORO_CREATED:
+    if (
+        inspect.iscoroutine(question)
+        and inspect.getcoroutinestate(question) == inspect.CORO_CREATED
+    ):
         question.close()
 
 
