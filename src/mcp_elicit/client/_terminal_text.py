@@ -274,3 +274,11 @@ def not_opened_lines(prompt: UrlPrompt, why: str) -> list[str]:
             server=clean(prompt.server, newlines=False)
         ),
     ]
+
+
+def withdrawn_line(server: str) -> str:
+    """Under a question given up while it was on screen: nothing typed there goes anywhere."""
+    return _(
+        "Withdrawn: {server} no longer waits for an answer to this question "
+        "(its request was cancelled or timed out)."
+    ).format(server=clean(server, newlines=False))

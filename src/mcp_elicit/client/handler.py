@@ -22,6 +22,8 @@ required-URL path :meth:`ElicitationHandler.obtain`, the 2026-07-28 held retry).
 
 from __future__ import annotations
 
+import inspect
+import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -43,7 +45,7 @@ from mcp_elicit.client.link_requests import (
 )
 from mcp_elicit.client.opening import open_privately
 from mcp_elicit.client.policy import Policy, RateLimiter
-from mcp_elicit.client.prompts import Decision, Notice, UrlPrompt
+from mcp_elicit.client.prompts import Decision, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.steps import Asking, ElicitationRefused, cancelled_by_us, tell
 from mcp_elicit.i18n import ngettext
@@ -60,6 +62,8 @@ from mcp_elicit.revisions import Revision, negotiated_revision
 if TYPE_CHECKING:
     import mcp_types
     from mcp.client.session import ClientRequestContext, ClientSession
+
+logger = logging.getLogger(__name__)
 
 
 def open_in_browser(url: str) -> bool:
@@ -137,7 +141,9 @@ class ElicitationHandler:
             else:
                 assert self.renderer is not None  # the policy step said a person is there
                 # 3. Ask; 4. validate the answer (a link: open it once the person consents).
-                decision = await self.ask_person(question.ask(self.renderer))
+                decision = await self.ask_person(
+                    question.ask(self.renderer), prompt=question.prompt
+                )
                 result = await question.conclude(self, decision, event)
         except ElicitationRefused as refused:
             self.record(event | {"outcome": "error", "error": refused.error})
@@ -262,23 +268,47 @@ class ElicitationHandler:
 
     # -- steps for the kinds of request, and for the host ---------------------------------------
 
-    async def ask_person(self, question: Awaitable[Decision]) -> Decision:
+    async def ask_person(
+        self, question: Awaitable[Decision], *, prompt: FormPrompt | UrlPrompt | None = None
+    ) -> Decision:
         """Put one renderer call before the person as elicitations are (one at a time unless
         the renderer is ``concurrent``, request timeouts paused): for steps that are not an
-        elicitation, like signing in.
+        elicitation, like signing in. ``prompt`` is what that call shows.
 
         A renderer that says ``concurrent = True`` gets every prompt as it comes instead: it
         queues them itself, and can show the person what is waiting (the web renderer's page
-        lists them). Behind the lock they would be invisible until their turn."""
-        if getattr(self.renderer, "concurrent", False):
-            with self.attention.person_answering():
+        lists them). Behind the lock they would be invisible until their turn.
+
+        When the caller is cancelled (the request was cancelled, or timed out), the question
+        is withdrawn: a call the person had is cancelled and the renderer told to take
+        ``prompt`` away (:meth:`Renderer.withdraw`); a call still waiting its turn is dropped
+        unstarted (never left unawaited). The next prompt is then shown at once."""
+        try:
+            if getattr(self.renderer, "concurrent", False):
+                return await self._before_person(question, prompt)
+            if self._screen is None:
+                # fast_acquire: a free lock is taken without a trip round the event loop.
+                self._screen = anyio.Lock(fast_acquire=True)
+            async with self._screen:
+                return await self._before_person(question, prompt)
+        finally:
+            _drop_unstarted(question)
+
+    async def _before_person(
+        self, question: Awaitable[Decision], prompt: FormPrompt | UrlPrompt | None
+    ) -> Decision:
+        with self.attention.person_answering():
+            try:
                 return await question
-        if self._screen is None:
-            # fast_acquire: a free lock is taken without a trip round the event loop.
-            self._screen = anyio.Lock(fast_acquire=True)
-        async with self._screen:
-            with self.attention.person_answering():
-                return await question
+            except anyio.get_cancelled_exc_class():
+                if prompt is not None:
+                    withdraw = getattr(self.renderer, "withdraw", None)
+                    if withdraw is not None:  # a renderer from before Renderer.withdraw
+                        try:
+                            withdraw(prompt)
+                        except Exception:  # the cancellation goes on whatever the screen did
+                            logger.debug("the renderer could not withdraw a prompt", exc_info=True)
+                raise
 
     async def open_link(
         self,
@@ -330,6 +360,16 @@ def asking_of(
     return Asking(
         name, revision_of(session.protocol_version), required_by, local, input_key, call_round
     )
+
+
+def _drop_unstarted(question: Awaitable[Decision]) -> None:
+    """Close a renderer's coroutine that never ran (its request was given up while it waited
+    for its turn): Python would otherwise warn at exit that it was never awaited."""
+    if (
+        inspect.iscoroutine(question)
+        and inspect.getcoroutinestate(question) == inspect.CORO_CREATED
+    ):
+        question.close()
 
 
 def revision_of(version: str | None) -> Revision:

@@ -87,7 +87,7 @@ class LinkQuestion:
             else anyio.Event()
         )
         try:
-            decision = await steps.ask_person(renderer.ask_url(self.prompt))
+            decision = await steps.ask_person(renderer.ask_url(self.prompt), prompt=self.prompt)
             if isinstance(decision, Accept):
                 decision = await steps.open_link(self.prompt, event)
             if not isinstance(decision, Accept):
@@ -100,7 +100,9 @@ class LinkQuestion:
                         completed.set()
 
                     tasks.start_soon(track)
-                done = await steps.ask_person(renderer.wait_for_completion(self.prompt, completed))
+                done = await steps.ask_person(
+                    renderer.wait_for_completion(self.prompt, completed), prompt=self.prompt
+                )
                 tasks.cancel_scope.cancel()
         finally:
             if elicitation_id is not None:
@@ -160,7 +162,9 @@ async def open_agreed_link(
             return Accept()
         why, shown = NOT_OPENED, _(NOT_OPENED)
     event["open_failed"] = why  # the record stays English; the person reads ``shown``
-    decision = await steps.ask_person(_link_not_opened(steps.renderer, prompt, shown))
+    decision = await steps.ask_person(
+        _link_not_opened(steps.renderer, prompt, shown), prompt=prompt
+    )
     if isinstance(decision, Accept):
         event["opened_by"] = "person"
     return decision
@@ -193,7 +197,9 @@ async def wait_while_held(
     if steps.renderer is None:
         await finished.wait()
         return Accept()
-    decision = await steps.ask_person(steps.renderer.wait_for_completion(prompt, finished))
+    decision = await steps.ask_person(
+        steps.renderer.wait_for_completion(prompt, finished), prompt=prompt
+    )
     if not finished.is_set():
         steps.record(
             {

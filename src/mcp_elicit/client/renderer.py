@@ -1,7 +1,17 @@
 """The interface between the handler and whatever shows questions to a person.
 
-A renderer is four coroutines. The handler calls them one prompt at a time per renderer
-(it holds a lock), so a renderer need not guard the screen against itself.
+A renderer is four coroutines and :meth:`Renderer.withdraw`. The handler calls them one prompt
+at a time per renderer (it holds a lock), so a renderer need not guard the screen against
+itself.
+
+A question can be given up while the person has it: the host's call timed out or was
+cancelled, or the server sent ``notifications/cancelled`` for its request. The renderer's
+coroutine is then cancelled, and the handler (the one owner of this, in
+:meth:`~mcp_elicit.client.handler.ElicitationHandler.ask_person`) calls :meth:`withdraw` with
+the prompt, so the renderer takes it off the screen or marks it withdrawn; the next prompt is
+shown at once. A prompt still waiting its turn is dropped without reaching the renderer.
+A renderer written before ``withdraw`` existed still works: the handler calls it only when
+the renderer has it.
 
 A renderer with a class attribute ``concurrent = True`` is called without that lock: every
 pending prompt reaches it at once (several tool calls may each be asking), and it queues them
@@ -51,4 +61,12 @@ class Renderer(Protocol):
 
     async def notify(self, notice: Notice) -> None:
         """Tell the person something; must not wait for them."""
+        ...
+
+    def withdraw(self, prompt: FormPrompt | UrlPrompt) -> None:
+        """``prompt`` is no longer waiting for an answer: the call of this renderer that showed
+        it (``ask_form``, ``ask_url``, ``wait_for_completion``, ``link_not_opened``) was
+        cancelled because its request was cancelled or timed out. Take it off the screen, or
+        mark it withdrawn, so that the person does not answer a question nobody waits for.
+        Called while the caller is being cancelled: it must not wait and must not raise."""
         ...

@@ -287,3 +287,6 @@ class ScriptedRenderer:
     async def notify(self, notice: Notice) -> None:
         if self._notices is not None:
             self._notices(notice)
+
+    def withdraw(self, prompt: FormPrompt | UrlPrompt) -> None:
+        """Nothing is on a screen to take away; the entry the request used stays used."""

@@ -390,7 +390,7 @@ class _Flow:
                     "(--header 'Authorization: Bearer ...')"
                 ).format(server=self.server)
             )
-        return await self.handler.ask_person(renderer.ask_url(prompt))
+        return await self.handler.ask_person(renderer.ask_url(prompt), prompt=prompt)
 
     async def callback(self) -> AuthorizationCodeResult:
         listener, prompt, stack = self._listener, self._prompt, self._stack
@@ -437,7 +437,7 @@ class _Flow:
             await listener.arrived.wait()
             return
         answer = await self.handler.ask_person(
-            renderer.wait_for_completion(prompt, listener.arrived)
+            renderer.wait_for_completion(prompt, listener.arrived), prompt=prompt
         )
         if isinstance(answer, Cancel) and not listener.arrived.is_set():
             self._finish("cancel")

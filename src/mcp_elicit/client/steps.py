@@ -18,7 +18,7 @@ from mcp_elicit.client.audit import AuditLog
 from mcp_elicit.client.call_round import CallRound
 from mcp_elicit.client.completions import CompletionWatch
 from mcp_elicit.client.policy import OUTCOME_META, Policy
-from mcp_elicit.client.prompts import Cancel, Decision, Decline, Notice, UrlPrompt
+from mcp_elicit.client.prompts import Cancel, Decision, Decline, FormPrompt, Notice, UrlPrompt
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.revisions import Revision
 
@@ -58,8 +58,11 @@ class HandlerSteps(Protocol):
     audit: AuditLog | None
     completions: CompletionWatch
 
-    async def ask_person(self, question: Awaitable[Decision]) -> Decision:
-        """One prompt before the person at a time, request timeouts paused."""
+    async def ask_person(
+        self, question: Awaitable[Decision], *, prompt: FormPrompt | UrlPrompt | None = None
+    ) -> Decision:
+        """One prompt before the person at a time, request timeouts paused; ``prompt`` (what
+        ``question`` shows) is withdrawn from the renderer if the request is given up."""
         ...
 
     async def open_link(

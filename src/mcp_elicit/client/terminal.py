@@ -18,6 +18,9 @@ Keys, shown on screen as well:
   there, not an image or audio, too large) is refused under the line, the path kept to fix.
   The answer needs text, a file or both. Its review also takes ``a`` (attach more) and ``r``
   (or ``r 2``, ``r cat.png``: remove a file).
+- A question whose request is given up while it is on screen (the host's call timed out or
+  was cancelled, the server cancelled it) stops taking input and is marked ``Withdrawn: …``;
+  the next question follows at once.
 - URL consent: ``y`` accepts, ``n`` declines, Esc cancels. While waiting for the server to
   confirm a URL-mode step: Enter means done, Esc cancels. When the browser did not open the
   link, it is shown whole to copy: Enter once opened by hand goes on, Esc cancels.
@@ -180,6 +183,11 @@ class TerminalRenderer:
 
     async def notify(self, notice: Notice) -> None:
         self._say(notice_line(notice))
+
+    def withdraw(self, prompt: FormPrompt | UrlPrompt) -> None:
+        """The question on screen was given up (its request was cancelled or timed out): its
+        line stops taking input, is marked withdrawn, and the next prompt follows below."""
+        self._say(text.withdrawn_line(prompt.server))
 
     # -- forms ----------------------------------------------------------------------------------
 

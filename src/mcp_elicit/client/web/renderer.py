@@ -69,6 +69,10 @@ class WebRenderer:
     link (URL mode) opens only from the page's *Open link* button, so give the handler
     ``opener=None``.
 
+    A question whose request is given up (the host's call timed out or was cancelled, the server
+    cancelled it) leaves the page at once, the next one shows, and a notice on the page says
+    which question was withdrawn.
+
     Closing the page cancels what it showed: with no page for ``closed_after`` seconds, every
     prompt that a page had shown is cancelled (:data:`PAGE_CLOSED`). A prompt no page has
     shown yet waits, and opens the page again.
@@ -224,6 +228,23 @@ class WebRenderer:
     async def notify(self, notice: Notice) -> None:
         self._running().post(notice)
         self._say(notice_line(notice))
+
+    def withdraw(self, prompt: FormPrompt | UrlPrompt) -> None:
+        """The prompt has already left the page (its call was cancelled); the notices say
+        why, so that a question that vanished from the list is not a mystery."""
+        if self._queue is None or self._queue.closed:
+            return
+        message = next(iter(prompt.message.strip().splitlines()), "")  # notice_line cleans it
+        self._queue.post(
+            Notice(
+                prompt.server,
+                _(
+                    "withdrew a question before it was answered (its request was cancelled "
+                    "or timed out): {message}"
+                ).format(message=message),
+                "info",
+            )
+        )
 
     # -- helpers ----------------------------------------------------------------------------
 
