@@ -62,6 +62,10 @@ _Timeout = datetime.timedelta | float | int | None
 """A timeout as fastmcp takes it: seconds, a ``timedelta``, or ``None`` (0: none)."""
 
 
+_Answer = ElicitResult[dict[str, Any]]
+"""What the adapter returns: fastmcp's result type (built once: subscripting costs per call)."""
+
+
 class FastMCPHandler:
     """``handler`` as fastmcp's ``elicitation_handler``; :meth:`on_message` as its
     ``message_handler`` (completion notices).
@@ -82,7 +86,7 @@ class FastMCPHandler:
         response_type: type[Any] | None,
         params: mcp_types.ElicitRequestParams,
         context: Any,
-    ) -> ElicitResult[dict[str, Any]]:
+    ) -> _Answer:
         """fastmcp's call. ``message`` and ``response_type`` (fastmcp's dataclass made from
         the schema) are not used: the handler reads the request whole, ``params``, checks
         its schema against the negotiated revision and builds its own form from it."""
@@ -100,7 +104,7 @@ class FastMCPHandler:
             # Never the exception's own text: it would reach the server.
             logger.exception("the elicitation handler failed")
             raise RuntimeError("The client failed to handle the elicitation") from None
-        return ElicitResult[dict[str, Any]].model_validate(result)
+        return _Answer.model_validate(result)
 
     async def on_message(self, message: Any) -> None:
         """fastmcp's ``message_handler``: a completion notice
