@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import fastmcp
 import httpx2
 import mcp_types
 import pytest
@@ -210,7 +211,42 @@ async def test_a_mode_the_policy_refuses_reaches_the_server_with_its_reason(
     assert event["outcome"] == "error" and event["error"]["code"] == -32602
 
 
-# -- without a server ------------------------------------------------------------------------
+@pytest.mark.slow
+async def test_on_2026_07_28_a_refused_input_request_reaches_the_caller(tmp_path: Path) -> None:
+    # fastmcp's retry loop raises the refusal instead of sending it: the server never hears.
+    renderer = RecordingRenderer([{"action": "accept"}])
+    handler, log = handler_for(renderer, policy=Policy(modes=ElicitationModes(form=True)))
+    async with ElicitingFastMCPClient(quick_start(tmp_path), handler) as client:
+        assert client.protocol_version == "2026-07-28"
+        with pytest.raises(MCPError, match="does not answer this mode") as raised:
+            await client.call_tool("connect_weather", {})
+    assert raised.value.error.code == -32603
+    assert renderer.prompts == []
+    (event,) = audit_events(log)
+    assert event["outcome"] == "error"
+
+
+# -- without a server process ----------------------------------------------------------------
+
+
+async def test_fastmcp_declares_both_modes_whatever_the_policy_says() -> None:
+    # Pinned because docs/frameworks.md says so: if fastmcp ever declares what the policy
+    # offers, that page (and the refusal text) must change.
+    server = fastmcp.FastMCP("caps")
+
+    @server.tool()
+    async def caps(ctx: fastmcp.Context) -> str:
+        params = ctx.session.client_params
+        assert params is not None and params.capabilities.elicitation is not None
+        return params.capabilities.elicitation.model_dump_json(exclude_none=True)
+
+    handler = ElicitationHandler(
+        RecordingRenderer([]), policy=Policy(modes=ElicitationModes(form=True))
+    )
+    async with ElicitingFastMCPClient(server, handler, mode="legacy") as client:
+        assert not client.local  # in-process: not a server fastmcp started
+        result = await client.call_tool("caps", {})
+    assert text_of(result) == '{"form":{},"url":{}}'
 
 
 def test_a_stdio_transport_is_local_and_others_are_not(tmp_path: Path) -> None:
