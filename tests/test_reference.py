@@ -20,7 +20,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 import mcp_elicit.client
-from mcp_elicit.client import Renderer, connection
+from mcp_elicit.client import Renderer, connection, required_links
 from mcp_elicit.client.scripted import parse_answers
 from mcp_elicit.client.terminal import TerminalRenderer
 from mcp_elicit.client.web import WebRenderer
@@ -157,14 +157,16 @@ def test_the_signature_lines_match_the_code() -> None:
 def test_every_exception_of_the_connection_module_is_in_the_table() -> None:
     raised = section("", title="What `call_tool` and connecting raise")
     assert raised, "docs/reference.md has no section on what call_tool raises"
+    # call_tool's own exceptions, and those of the "open this link first" path it calls.
     defined = [
         value.__name__
-        for value in vars(connection).values()
+        for module in (connection, required_links)
+        for value in vars(module).values()
         if inspect.isclass(value)
         and issubclass(value, BaseException)
-        and value.__module__ == connection.__name__
+        and value.__module__ == module.__name__
     ]
-    assert defined, "connection.py defines exceptions; the test must find them"
+    assert "UrlElicitationLoop" in defined, "the test must find the modules' exceptions"
     for name in [*defined, "MCPError", "TimeoutError"]:
         assert f"| `{name}` |" in raised, f"{name} is not in the table of what call_tool raises"
 

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
         ElicitingClient,
         ProtocolMismatch,
         RefusedInputLoop,
-        UrlElicitationLoop,
     )
     from mcp_elicit.client.handler import ElicitationHandler
     from mcp_elicit.client.link_requests import Tracker
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
         attachment,
     )
     from mcp_elicit.client.renderer import Renderer
+    from mcp_elicit.client.required_links import UrlElicitationLoop
     from mcp_elicit.client.scripted import (
         AnswersError,
         ScriptedAnswer,
@@ -54,7 +54,7 @@ _HOMES = {
     "ElicitingClient": "connection",
     "ProtocolMismatch": "connection",
     "RefusedInputLoop": "connection",
-    "UrlElicitationLoop": "connection",
+    "UrlElicitationLoop": "required_links",
     "ElicitationHandler": "handler",
     "Tracker": "link_requests",
     "OUTCOME_META": "policy",

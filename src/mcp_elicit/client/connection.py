@@ -29,7 +29,6 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, contextmanager
 from contextvars import ContextVar
-from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -51,6 +50,7 @@ from mcp_elicit import _sdk
 from mcp_elicit.client.call_round import MAX_REFUSED_ROUNDS, CallRound
 from mcp_elicit.client.handler import ElicitationHandler, answer_for_sdk, asking_of
 from mcp_elicit.client.prompts import Accept, Decision, Notice, UrlPrompt
+from mcp_elicit.client.required_links import call_after_links
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.sign_in import RefuseSignIn, SignIn, sign_in_auth
 from mcp_elicit.client.steps import ElicitationRefused
@@ -58,7 +58,6 @@ from mcp_elicit.i18n import _
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
-    parse_url_required_error,
     track_request_params,
 )
 from mcp_elicit.protocol.codes import ELICITATION_TRACK
@@ -74,10 +73,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_INPUT_TIME_LIMIT = 30 * 60.0
 """How long a 2026-07-28 call may keep asking for input: long enough for a person to find a
 password or finish a sign-in in a browser."""
-
-
-class UrlElicitationLoop(RuntimeError):
-    """The server asked again for URL elicitations the person had already completed."""
 
 
 class RefusedInputLoop(RuntimeError):
@@ -273,31 +268,14 @@ class ElicitingClient:
         :class:`RefusedInputLoop` (2026-07-28) when it keeps asking for what the person
         declined or cancelled; ``TimeoutError`` (2026-07-28) past ``input_time_limit``.
         """
-        seen: set[frozenset[str]] = set()
-        attempts = 0
-        while True:
-            try:
-                return await self._call_once(name, arguments, read_timeout)
-            except MCPError as error:
-                requests = parse_url_required_error(
-                    error.error.model_dump(by_alias=True, mode="json", exclude_none=True)
-                )
-                if requests is None:
-                    raise
-                key = frozenset(r.elicitation_id or r.url or "" for r in requests)
-                if key in seen or attempts >= self.max_url_retries:
-                    raise UrlElicitationLoop(
-                        f"{self.server_name} asked again for the same URL elicitation "
-                        f"({', '.join(sorted(key))}) after it was completed; not retrying {name}"
-                    ) from error
-                seen.add(key)
-                attempts += 1
-                asking = asking_of(self.sdk.session, required_by=name, local=self.local)
-                if _draft(requests):
-                    asking = replace(asking, revision=Revision.URL_DRAFT)
-                tracker = self._track if _draft(requests) else None
-                if not await self.handler.obtain(requests, asking, tracker=tracker):
-                    raise
+        asking = asking_of(self.sdk.session, required_by=name, local=self.local)
+        return await call_after_links(
+            lambda: self._call_once(name, arguments, read_timeout),
+            self.handler,
+            asking,
+            max_retries=self.max_url_retries,
+            tracker=self._track,
+        )
 
     async def _call_once(
         self, name: str, arguments: Mapping[str, Any] | None, read_timeout: float | None
@@ -394,10 +372,6 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     for error in group.exceptions:
         found.extend(_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])
     return found
-
-
-def _draft(requests: list[ElicitationRequest]) -> bool:
-    return any(r.revision_hint == Revision.URL_DRAFT.value for r in requests)
 
 
 def unpooled_http_client(

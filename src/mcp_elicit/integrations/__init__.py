@@ -1,0 +1,11 @@
+"""Agent frameworks as hosts: one thin module per framework, each keeping every check of
+:class:`~mcp_elicit.client.ElicitationHandler` (docs/frameworks.md).
+
+- :mod:`mcp_elicit.integrations.fastmcp` — fastmcp's ``Client`` (4.x), the base of
+  pydantic-ai's ``MCPToolset``: ``ElicitingFastMCPClient``, ``FastMCPHandler``.
+
+Each module imports its framework when it is imported itself, never this package: a framework
+is an optional extra (``pip install 'mcp-elicit[fastmcp]'``).
+"""
+
+__all__: list[str] = []

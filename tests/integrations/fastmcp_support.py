@@ -1,0 +1,117 @@
+"""Real servers for fastmcp's ``Client`` to start over stdio, a person at their hosted pages,
+and what the host recorded: shared by the tests of :mod:`mcp_elicit.integrations.fastmcp`.
+
+- :func:`quick_start` — ``examples/server_quickstart.py`` (the README's quick start: a form,
+  a confirmation, a secret on the server's own page); with ``record``, every byte between
+  the client and the server goes through ``tee`` into files, to search for the secret.
+- :func:`secret_server` — ``tests/peer_servers/secret_server.py``, whose ``connect_later``
+  raises "open this link first" (-32042 on 2025-11-25) until the key is stored.
+- :class:`Opener` — the handler's opener: it keeps each link, for the person to open.
+- :func:`type_on_page` — a person in Chromium, typing a value on a hosted page.
+- :class:`PatientRenderer` — scripted answers, giving the server time to say a link's page
+  is finished.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fastmcp.client.transports import StdioTransport
+
+from mcp_elicit.client import ScriptedRenderer
+from tests import markers
+from tests.browser_support import chromium
+from tests.client_support import RecordingRenderer
+from tests.paths import EXAMPLES, PEER_SERVERS
+
+KEY = "a" * 64  # hex: the deployment key every server process of one test shares
+
+
+def _env(state: Path) -> dict[str, str]:
+    return dict(os.environ, XDG_STATE_HOME=str(state), MCP_ELICIT_KEY=KEY, PYTHONUNBUFFERED="1")
+
+
+def quick_start(tmp_path: Path, *, record: Path | None = None) -> StdioTransport:
+    """The README quick start's server over stdio (its pages on ``http://127.0.0.1``)."""
+    markers.require("slow")
+    script = str(EXAMPLES / "server_quickstart.py")
+    if record is None:
+        command, args = sys.executable, [script]
+    else:
+        sent, received = record / "sent", record / "received"
+        pipeline = (
+            f"tee {shlex.quote(str(sent))} | {shlex.quote(sys.executable)} "
+            f"{shlex.quote(script)} | tee {shlex.quote(str(received))}"
+        )
+        command, args = "/bin/sh", ["-c", pipeline]
+    return StdioTransport(
+        command, args, env=_env(tmp_path / "state"), cwd=str(tmp_path), keep_alive=False
+    )
+
+
+def secret_server(tmp_path: Path) -> StdioTransport:
+    """The secret server over stdio, on a SQLite store of the test's own."""
+    markers.require("slow")
+    store = f"sqlite:///{tmp_path / 'flows.db'}"
+    script = str(PEER_SERVERS / "secret_server.py")
+    return StdioTransport(
+        sys.executable,
+        [script, "--store", store],
+        env=_env(tmp_path / "state"),
+        cwd=str(tmp_path),
+        keep_alive=False,
+    )
+
+
+class Opener:
+    """The handler's ``opener``: keeps every link it is given (a person opens them)."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+
+    def __call__(self, url: str) -> bool:
+        self.urls.append(url)
+        return True
+
+    async def next_url(self, timeout: float = 30.0) -> str:
+        """The first link opened, once there is one."""
+        with anyio.fail_after(timeout):
+            while not self.urls:
+                await anyio.sleep(0.02)
+        return self.urls[0]
+
+
+async def type_on_page(url: str, label: str, value: str) -> None:
+    """A person in Chromium: open ``url``, type ``value`` into the field ``label``, save."""
+    async with chromium() as browser:
+        page = await browser.new_page()
+        await page.goto(url)
+        await page.get_by_label(label, exact=True).fill(value)
+        async with page.expect_navigation():
+            await page.get_by_role("button", name="Save", exact=True).click()
+        assert "Saved" in await page.locator("h1").inner_text()
+
+
+class PatientRenderer(RecordingRenderer):
+    """:class:`RecordingRenderer` whose accept of a link waits up to 30 s for the server to
+    say the page is finished (a browser takes longer to start than the scripted 2 s)."""
+
+    def __post_init__(self) -> None:
+        self._script = ScriptedRenderer(self.answers, completion_wait=30.0)
+
+
+def audit_events(log: io.StringIO) -> list[dict[str, Any]]:
+    """The audit log's entries, in order."""
+    return [json.loads(line) for line in log.getvalue().splitlines()]
+
+
+def text_of(result: Any) -> str:
+    """The text blocks of a tool result, joined."""
+    return " ".join(getattr(block, "text", "") for block in result.content)
