@@ -10,7 +10,6 @@ elsewhere.
 from __future__ import annotations
 
 import contextlib
-import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
@@ -20,19 +19,18 @@ import pytest
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from mcp_elicit.server import DeploymentKey, Elicitation
+from mcp_elicit.server import Elicitation
 from mcp_elicit.server.links import OAUTH_PURPOSE
 from mcp_elicit.server.oauth import OAuthProvider, OidcIdentity
 from mcp_elicit.server.oauth.signin import SESSION_COOKIE, SIGNIN_COOKIE, user_id
 from mcp_elicit.stores import FlowRecord
 from tests.browser_support import chromium
-from tests.oidc_support import Provider, sign_in_and_consent, start_provider
+from tests.oidc_support import Provider, sign_in_and_consent
 from tests.peer_servers.secret_server import free_port
+from tests.server.oauth.signin_support import CLIENT, oidc_site
 from tests.server_support import serve_on_loopback
 
 pytestmark = [pytest.mark.anyio, pytest.mark.node, pytest.mark.browser]
-
-CLIENT = "pages"
 
 
 @dataclass
@@ -51,22 +49,12 @@ class Site:
 async def site() -> AsyncIterator[Site]:
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
-    secret = secrets.token_urlsafe(16)
-    config = {
-        "name": "Hotel accounts",
-        "clients": [
-            {
-                "client_id": CLIENT,
-                "client_secret": secret,
-                "redirect_uris": [f"{origin}/elicit/signin/callback"],
-            }
-        ],
-    }
-    with start_provider(config) as provider:
+    with oidc_site(origin) as oidc:
+        provider = oidc.provider
         elicitation = Elicitation(
-            key=DeploymentKey.generate(),
+            key=oidc.key,
             store="memory://",
-            identity=OidcIdentity(provider.issuer, CLIENT, secret),
+            identity=OidcIdentity(provider.issuer, CLIENT, oidc.secret),
             public_url=origin,
             # A third party (the same provider will do: only the link to it is looked at).
             providers=[OAuthProvider("files", "files-client", "x", issuer=provider.issuer)],
