@@ -5,6 +5,7 @@ Pure: no SDK session, no server. The numbers are the rules' numbers in the modul
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from mcp_elicit.client.call_round import MAX_REFUSED_ROUNDS, CallRound
 from mcp_elicit.client.prompts import UrlPrompt
 from mcp_elicit.urls import check_url
+from tests.paths import SRC
 
 LINK = "https://accounts.example.com/authorize"
 OTHER = "https://files.example.com/grant"
@@ -148,3 +150,17 @@ def test_5_sending_a_held_retry_again_with_cancels_counts_and_carries_nothing() 
     again = round_.retrying({"url": {"action": "cancel"}})
     assert again == {}
     assert round_.refused_in_a_row == 1
+
+
+def test_one_context_variable_carries_a_calls_rounds() -> None:
+    """The round state travels in one documented ContextVar (connection.py's ``_CALL_ROUND``,
+    holding a :class:`CallRound`); no other module of the client keeps per-call state in one."""
+    made = re.compile(r"\bContextVar\(")
+    found = {
+        str(path.relative_to(SRC)): len(made.findall(path.read_text(encoding="utf-8")))
+        for path in (SRC / "mcp_elicit" / "client").rglob("*.py")
+    }
+    assert {path: n for path, n in found.items() if n} == {"mcp_elicit/client/connection.py": 1}
+    assert "_CALL_ROUND: ContextVar[CallRound | None] = ContextVar(" in (
+        SRC / "mcp_elicit" / "client" / "connection.py"
+    ).read_text(encoding="utf-8")
