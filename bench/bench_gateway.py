@@ -104,12 +104,13 @@ def gateway_http(url: str, upstream_era: str, *options: str) -> Iterator[str]:
 
 
 # HELD calls from anonymous 2026-07-28 clients (one client to the caps): past the defaults.
-# A session per held call, and room for the lists the SDK's clients fetch meanwhile.
+# The warm-up's calls are still held when the HELD start (nothing answers them), so room for
+# twice as many; a session per held call, and room for the lists the SDK's clients fetch.
 HELD_CAPS = [
-    f"--max-held-calls={HELD}",
-    f"--max-held-calls-per-client={HELD}",
-    f"--max-upstream-sessions={2 * HELD}",
-    f"--max-upstream-sessions-per-client={2 * HELD}",
+    f"--max-held-calls={2 * HELD}",
+    f"--max-held-calls-per-client={2 * HELD}",
+    f"--max-upstream-sessions={4 * HELD}",
+    f"--max-upstream-sessions-per-client={4 * HELD}",
 ]
 
 

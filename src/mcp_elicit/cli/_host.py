@@ -135,7 +135,8 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
             "a server given by URL that requires MCP authorization: ask before opening its "
             "sign-in page in your browser (ask, the default), consent ahead for a script (yes: "
             "the page still opens, and the browser must finish the sign-in; a link with "
-            "warnings is still asked about, or refused with nobody to ask), or never sign in "
+            "warnings, other than one to this machine allowed by --allow-http-loopback, is "
+            "still asked about, or refused with nobody to ask), or never sign in "
             "(no). Tokens are kept per server, owner-only, in the state directory"
         ),
     )

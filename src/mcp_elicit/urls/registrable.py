@@ -42,9 +42,14 @@ def _rules_with_punycode() -> list[str]:
     ``tests/urls`` checks the result equals the library's."""
     # The library's own bundled data, read as PublicSuffixList() reads it (never fetched):
     # part of the dependency, like its code, not I/O of this layer's callers.
-    lines = resources.files(publicsuffixlist).joinpath(_BUNDLED).read_text("utf-8").splitlines()
+    text = resources.files(publicsuffixlist).joinpath(_BUNDLED).read_text("utf-8")
+    # A third of the lines are comments or blank: dropped here at C speed (the library would
+    # lowercase and split each one before skipping it), rules kept as the file has them.
+    lines = [line for line in text.splitlines() if line and not line.startswith("//")]
     encoded = []
-    for line in lines:
+    # Only a line with non-ASCII characters can need encoding: str.isascii() picks the ~460
+    # out of ~10,000 at C speed before anything else is done to a line.
+    for line in filter(lambda line: not line.isascii(), lines):
         rule = line.lower().split(" ")[0].rstrip()
         if rule and not rule.startswith("//") and not rule.isascii():
             bang, name = ("!", rule[1:]) if rule.startswith("!") else ("", rule)
