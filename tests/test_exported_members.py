@@ -136,6 +136,7 @@ EXPORTED: dict[str, list[str]] = {
         "ElicitingFastMCPClient",
         "FastMCPHandler",
     ],
+    "mcp_elicit.integrations.pydantic_ai": ["ElicitingMCPToolset"],
     "mcp_elicit.protocol": [
         "ASKING_METHODS",
         "ContentItem",
@@ -306,7 +307,11 @@ def test_every_public_package_is_pinned() -> None:
         if name != "mcp_elicit" and not any(p.startswith("_") for p in parts):
             found.add(name)
     # Modules pinned here that are not packages: revisions, and each framework's adapter.
-    modules = {"mcp_elicit.revisions", "mcp_elicit.integrations.fastmcp"}
+    modules = {
+        "mcp_elicit.revisions",
+        "mcp_elicit.integrations.fastmcp",
+        "mcp_elicit.integrations.pydantic_ai",
+    }
     assert found - internal == set(EXPORTED) - modules
 
 

@@ -6,7 +6,7 @@ Start here
 - A server that asks a person: :mod:`mcp_elicit.server` (``Elicitation``, ``ask``, ``secret``).
 - A host that answers: :mod:`mcp_elicit.client` (``ElicitationHandler``, ``ElicitingClient``).
 - A host built on an agent framework: :mod:`mcp_elicit.integrations` (fastmcp's ``Client``:
-  ``mcp_elicit.integrations.fastmcp``).
+  ``mcp_elicit.integrations.fastmcp``; pydantic-ai: ``mcp_elicit.integrations.pydantic_ai``).
 - A proxy between eras: :mod:`mcp_elicit.gateway`; conformance checks: :mod:`mcp_elicit.check`;
   your own tests: :mod:`mcp_elicit.testing`; the command: ``mcp-elicit`` (:mod:`mcp_elicit.cli`).
 - The sans-IO cores under them: :mod:`mcp_elicit.forms` (the ``requestedSchema`` subset, form
@@ -29,7 +29,7 @@ I/O. Top first:
     gateway: client, protocol
         a proxy that bridges protocol eras with elicitation intact
     integrations: client
-        agent frameworks as hosts, one module per framework (fastmcp's client)
+        agent frameworks as hosts, one module per framework (fastmcp's client, pydantic-ai)
     check: client, server, protocol
         conformance checks of servers and clients
     testing: client, server, protocol, _sdk
