@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import fastmcp
 import mcp_types
 import pytest
 from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -29,9 +31,10 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
 
 from mcp_elicit.client import AuditLog, ElicitationHandler, FormPrompt, UrlPrompt
-from mcp_elicit.integrations.fastmcp import ElicitingFastMCPClient
+from mcp_elicit.integrations.fastmcp import ElicitingFastMCPClient, FastMCPHandler
 from mcp_elicit.integrations.pydantic_ai import ElicitingMCPToolset
 from tests.client_support import RecordingRenderer
 from tests.integrations.fastmcp_support import (
@@ -86,7 +89,7 @@ def retries(sent: list[Any]) -> list[Any]:
     ]
 
 
-async def run_agent(toolset: ElicitingMCPToolset[Any], tool: str) -> tuple[str, list[Any]]:
+async def run_agent(toolset: MCPToolset[Any], tool: str) -> tuple[str, list[Any]]:
     """The agent's final text and every part the model was sent."""
     agent = Agent(calls_once(tool), toolsets=[toolset])
     result = await agent.run(f"use {tool}")
@@ -164,6 +167,26 @@ async def test_a_declined_link_first_reaches_the_model_as_pydantic_ais_retry(
     assert opener.urls == []
     (event,) = audit_events(log)
     assert event["outcome"] == "decline" and event["required_by"] == "connect_later"
+
+
+@pytest.mark.slow
+async def test_without_the_toolset_open_this_link_first_reaches_the_model(tmp_path: Path) -> None:
+    # Why ElicitingMCPToolset exists (issue 28): MCPToolset on a fastmcp Client with only an
+    # elicitation handler gives the model -32042 as ModelRetry; nobody is asked.
+    opener = Opener()
+    renderer = RecordingRenderer([{"action": "accept"}])
+    handler, _ = handler_for(renderer, opener)
+    answers = FastMCPHandler(handler, local=True)
+    client = fastmcp.Client(
+        secret_server(tmp_path),
+        elicitation_handler=answers,
+        message_handler=answers.on_message,
+        mode="legacy",
+    )
+    output, sent = await run_agent(MCPToolset(client), "connect_later")
+    assert output == "asked to retry: This request needs you to open a link first."
+    assert [p.outcome for p in retries(sent)] == ["retried"]
+    assert renderer.prompts == [] and opener.urls == []
 
 
 @pytest.mark.slow
@@ -267,3 +290,29 @@ async def test_completion_notices_and_list_changes_are_both_read() -> None:
     )
     await toolset.client._on_message(complete)
     assert waiting.is_set() and seen == [changed, complete]
+
+
+def test_a_sampling_model_still_goes_to_the_client() -> None:
+    # MCPToolset refuses sampling_model beside a pre-built client; the toolset sets it after.
+    model = TestModel()
+    handler = ElicitationHandler(RecordingRenderer([]))
+    toolset: ElicitingMCPToolset[Any] = ElicitingMCPToolset(
+        "http://127.0.0.1:9/mcp", handler, sampling_model=model
+    )
+    assert toolset.sampling_model is model
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_importing_the_integrations_package_loads_no_framework() -> None:
+    import json
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\nimport mcp_elicit.integrations\nprint(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = json.loads(done.stdout)
+    assert [m for m in loaded if m.startswith(("pydantic_ai", "fastmcp"))] == []

@@ -11,17 +11,19 @@ that adapter does holds under an agent:
   again inside the client, below the toolset, so it never becomes the model's ``ModelRetry``;
 - the tool call's ``timeout`` stops while the person answers, and fastmcp gets no read timeout
   (``MCPToolset``'s own client would have 300 s running while the person answers).
+  ``Agent(tool_timeout=...)`` bounds the agent's function tools only, never an MCP call.
 
 What a pre-built client costs in pydantic-ai is given back here: the toolset's tool, resource
 and prompt caches are still dropped on ``list_changed`` notices, and ``sampling_model`` still
 works. What pydantic-ai does not let an adapter change (docs/frameworks.md):
 
-- ``Agent(tool_timeout=...)`` and a tool's own timeout run on the wall clock, the person's time
-  included; leave them unset and give ``timeout`` here.
 - A link the person declines leaves the server's -32042, which ``MCPToolset`` turns into
   ``ModelRetry`` (unless ``tool_error_behavior="error"``): the model reads the server's message.
-- ``auth`` or ``headers`` as functions of the run context need a URL, not a client; give the
-  HTTP settings to the transport instead.
+- ``auth`` or ``headers`` as functions of the run context (one session per run) are refused
+  beside a pre-built client; give the HTTP settings to the transport instead.
+- Toolsets built by pydantic-ai itself (``load_mcp_toolsets``, ``MCP(url=...)``) get its own
+  client; pass this toolset (``MCP(local=toolset)``) instead. A provider's native MCP
+  (``MCP(native=True)``) reaches the server from the provider: nobody here is asked.
 """
 
 from __future__ import annotations
