@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from contextlib import AsyncExitStack
 from typing import Any
@@ -111,22 +112,31 @@ def _person(
 
 
 def _terminal() -> tuple[Any, Any]:
-    """The person's terminal, for prompt_toolkit: ``/dev/tty``, not stdin and stdout, which
-    are the host's pipes when the host runs the gateway over stdio."""
+    """The person's terminal, for prompt_toolkit: not stdin and stdout, which are the host's
+    pipes when the host runs the gateway over stdio. ``/dev/tty`` when the gateway has one;
+    else the terminal its stderr goes to (a host started by a person at a terminal passes its
+    own stderr on, and the SDK starts a stdio server in a session of its own, with no
+    controlling terminal), opened without becoming the gateway's controlling terminal."""
     from prompt_toolkit.input import create_input
     from prompt_toolkit.output import create_output
 
-    try:
-        typed = open("/dev/tty", encoding="utf-8")  # noqa: SIM115 - open while the gateway runs
-        shown = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115
-    except OSError as error:
-        raise UsageError(
-            _(
-                "--ask terminal: there is no terminal to ask on ({why}); use --ask web, or "
-                "run the gateway from a terminal"
-            ).format(why=error.strerror or error)
-        ) from None
-    return create_input(stdin=typed), create_output(stdout=shown)
+    paths = ["/dev/tty", *(os.ttyname(fd) for fd in (2, 0, 1) if os.isatty(fd))]
+    why = ""
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+        except OSError as error:
+            why = error.strerror or str(error)
+            continue
+        typed = os.fdopen(fd, "r", encoding="utf-8")
+        shown = os.fdopen(os.dup(fd), "w", encoding="utf-8")
+        return create_input(stdin=typed), create_output(stdout=shown)
+    raise UsageError(
+        _(
+            "--ask terminal: there is no terminal to ask on ({why}); use --ask web, or run "
+            "the gateway from a terminal"
+        ).format(why=why)
+    )
 
 
 def _tokens(args: argparse.Namespace) -> BearerTokens | None:
