@@ -18,7 +18,8 @@ BLOCKED_LINK = "https://admin:hunter2@pages.example.com/connect"  # credentials:
 
 
 def asking_server() -> MCPServer:
-    """Tools that ask: a confirmation, a form (with a fallback, and without), a safe link, a blocked one."""
+    """Tools that ask: a confirmation, a form (with a fallback, and without), a safe link, a
+    blocked one."""
     server = MCPServer("asks-a-lot")
     Elicitation(server, key=DeploymentKey.generate(), store="memory://")
 

@@ -4,9 +4,9 @@ era, in-process; the gateway's person is a scripted renderer whose screen is rec
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-from collections.abc import AsyncIterator
 
 import pytest
 from mcp import Client

@@ -26,6 +26,7 @@ Rules:
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 

@@ -27,10 +27,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
+from mcp_elicit.gateway.asking_here import upstream_modes
 from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Refused
 from mcp_elicit.gateway.context import client_of, forwarded
 from mcp_elicit.gateway.limits import OverLimit
-from mcp_elicit.gateway.asking_here import upstream_modes
 from mcp_elicit.gateway.pushing import PushedQuestions
 from mcp_elicit.gateway.upstream import Upstream, error_json
 from mcp_elicit.protocol import (

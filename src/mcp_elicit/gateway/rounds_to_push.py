@@ -33,9 +33,9 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
+from mcp_elicit.gateway.asking_here import upstream_modes
 from mcp_elicit.gateway.bridge import CANCEL, BadAnswer
 from mcp_elicit.gateway.context import forwarded
-from mcp_elicit.gateway.asking_here import upstream_modes
 from mcp_elicit.gateway.pushing import PushedQuestions
 from mcp_elicit.gateway.upstream import Upstream
 from mcp_elicit.protocol import (
