@@ -200,9 +200,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=UI_CHOICES,
         metavar="{terminal,web}",
         help=_(
-            "ask the person in this terminal (its /dev/tty: the gateway's stdin and stdout "
-            "may be the host's pipes), or on a page in their browser, served on 127.0.0.1 "
-            "only, at a secret address (web)"
+            "ask the person at this terminal (never on stdin and stdout, which may be the "
+            "host's pipes), or on a page in their browser, served on 127.0.0.1 only, at a "
+            "secret address (web)"
         ),
     )
     person.add_argument(
