@@ -4,6 +4,8 @@ era, in-process; the gateway's person is a scripted renderer whose screen is rec
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,6 +16,7 @@ from mcp import Client
 from mcp_elicit.gateway import Gateway
 from mcp_elicit.urls import Verdict
 from tests.gateway.asking_support import BLOCKED_LINK, SAFE_LINK, GatewayPerson, asking_server
+from tests.gateway.support import CLI
 from tests.server_support import SDK_MODES, Person, connect, text
 
 pytestmark = pytest.mark.anyio
@@ -124,3 +127,20 @@ async def test_ask_always_takes_every_question_from_the_host(host_era: str) -> N
 def test_ask_always_needs_a_handler() -> None:
     with pytest.raises(ValueError, match="ask_always"):
         Gateway("https://tools.example.com/mcp", ask_always=True)
+
+
+@pytest.mark.slow
+def test_ask_terminal_with_no_terminal_is_a_usage_error() -> None:
+    # As a host without a terminal starts it: a session of its own, pipes all round.
+    ran = subprocess.run(
+        [*CLI, "gateway", "--ask", "terminal", "--", sys.executable, "-c", "pass"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 2
+    assert "--ask terminal: there is no terminal to ask on" in ran.stderr
+    assert "--ask web" in ran.stderr and "Traceback" not in ran.stderr
