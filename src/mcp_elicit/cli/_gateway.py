@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
+from contextlib import AsyncExitStack
+from typing import Any
 
 import anyio
 
 from mcp_elicit.cli._io import UsageError
 from mcp_elicit.cli._running import server_of
-from mcp_elicit.client import AuditLog
+from mcp_elicit.client import AuditLog, ElicitationHandler, Policy
 from mcp_elicit.gateway import (
     DEFAULT_HOLD_LIMIT,
     LINK_WAIT,
@@ -21,6 +24,7 @@ from mcp_elicit.gateway import (
 )
 from mcp_elicit.i18n import _
 from mcp_elicit.revisions import Revision
+from mcp_elicit.urls import UrlPolicy
 
 # The options that set a Limits field, by the field.
 _LIMIT_OPTIONS = {
@@ -47,6 +51,7 @@ def run_gateway(args: argparse.Namespace) -> int:
                 _("--audit: cannot open {path}: {why}").format(path=args.audit, why=error.strerror)
             ) from None
     tokens = _tokens(args)
+    page, ask = _person(args, audit)
     limits = dataclasses.replace(
         Limits(),
         **{
@@ -71,15 +76,67 @@ def run_gateway(args: argparse.Namespace) -> int:
             link_wait=args.link_wait or LINK_WAIT,
             url_draft=args.url_draft,
             limits=limits,
+            ask=ask,
+            ask_always=args.ask_always,
         )
     except ValueError as error:  # what the gateway refuses (headers for a stdio upstream)
         raise UsageError(str(error)) from None
     try:
-        anyio.run(_serve, gateway, args, tokens)
+        anyio.run(_serve, gateway, args, tokens, page)
     finally:
         if audit is not None:
             audit.close()
     return 0
+
+
+def _person(
+    args: argparse.Namespace, audit: AuditLog | None
+) -> tuple[Any, ElicitationHandler | None]:
+    """``--ask``: the web renderer's page (to run while serving) and the handler that asks the
+    gateway's own person."""
+    if args.ask is None:
+        if args.ask_always or args.allow_http_loopback:
+            raise UsageError(_("--ask-always and --allow-http-loopback are for --ask"))
+        return None, None
+    policy = Policy(url_policy=UrlPolicy(allow_http_loopback=args.allow_http_loopback))
+    if args.ask == "web":
+        from mcp_elicit.client.web import WebRenderer
+
+        page = WebRenderer()
+        return page, ElicitationHandler(page, policy=policy, audit=audit)
+    from mcp_elicit.client.terminal import TerminalRenderer
+
+    terminal_input, terminal_output = _terminal()
+    renderer = TerminalRenderer(input=terminal_input, output=terminal_output)
+    return None, ElicitationHandler(renderer, policy=policy, audit=audit)
+
+
+def _terminal() -> tuple[Any, Any]:
+    """The person's terminal, for prompt_toolkit: not stdin and stdout, which are the host's
+    pipes when the host runs the gateway over stdio. ``/dev/tty`` when the gateway has one;
+    else the terminal its stderr goes to (a host started by a person at a terminal passes its
+    own stderr on, and the SDK starts a stdio server in a session of its own, with no
+    controlling terminal), opened without becoming the gateway's controlling terminal."""
+    from prompt_toolkit.input import create_input
+    from prompt_toolkit.output import create_output
+
+    paths = ["/dev/tty", *(os.ttyname(fd) for fd in (2, 0, 1) if os.isatty(fd))]
+    why = ""
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+        except OSError as error:
+            why = error.strerror or str(error)
+            continue
+        typed = os.fdopen(fd, "r", encoding="utf-8")
+        shown = os.fdopen(os.dup(fd), "w", encoding="utf-8")
+        return create_input(stdin=typed), create_output(stdout=shown)
+    raise UsageError(
+        _(
+            "--ask terminal: there is no terminal to ask on ({why}); use --ask web, or run "
+            "the gateway from a terminal"
+        ).format(why=why)
+    )
 
 
 def _tokens(args: argparse.Namespace) -> BearerTokens | None:
@@ -126,8 +183,18 @@ def _warnings(gateway: Gateway, args: argparse.Namespace, tokens: BearerTokens |
 
 
 async def _serve(
-    gateway: Gateway, args: argparse.Namespace, tokens: BearerTokens | None = None
+    gateway: Gateway, args: argparse.Namespace, tokens: BearerTokens | None = None, page: Any = None
 ) -> None:
+    if page is not None:  # --ask web: the page is served while the gateway runs
+        async with AsyncExitStack() as stack:
+            try:
+                await stack.enter_async_context(page)
+            except OSError as error:  # no loopback socket to serve the page on
+                raise UsageError(
+                    _("cannot serve the answer page on 127.0.0.1: {why}").format(why=error)
+                ) from None
+            await _serve(gateway, args, tokens)
+        return
     async with gateway:
         upstream = gateway.upstream
         kind = _("multi round-trip") if upstream.rounds else _("push")

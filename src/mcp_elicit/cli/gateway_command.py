@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from mcp_elicit.cli._host import _header
+from mcp_elicit.cli._host import UI_CHOICES, _header
 from mcp_elicit.i18n import _
 from mcp_elicit.revisions import UPSTREAM_CHOICES, Revision
 
@@ -185,6 +185,38 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--audit",
         metavar="FILE",
         help=_("append a JSON line per question and what became of it (answers redacted)"),
+    )
+    person = gateway.add_argument_group(
+        _("asking for hosts that cannot"),
+        _(
+            "Many hosts declare no elicitation, or no URL mode. With --ask the gateway declares "
+            "both upstream and asks the person itself what the host cannot be asked, with the "
+            "checks of mcp-elicit's own client: a link's verdict and consent before it opens, "
+            "blocked links never offered, answers checked, --audit."
+        ),
+    )
+    person.add_argument(
+        "--ask",
+        choices=UI_CHOICES,
+        metavar="{terminal,web}",
+        help=_(
+            "ask the person at this terminal (never on stdin and stdout, which may be the "
+            "host's pipes), or on a page in their browser, served on 127.0.0.1 only, at a "
+            "secret address (web)"
+        ),
+    )
+    person.add_argument(
+        "--ask-always",
+        action="store_true",
+        help=_(
+            "with --ask, ask every question here, even those the host could answer (by "
+            "default a host that declared a mode is asked in it itself)"
+        ),
+    )
+    person.add_argument(
+        "--allow-http-loopback",
+        action="store_true",
+        help=_("with --ask, also offer http:// links to this machine from a server given by URL"),
     )
     gateway.set_defaults(run=run, command_parser=gateway)
 

@@ -24,6 +24,11 @@ when the revisions differ); to a 2026-07-28 client they become URL-mode input re
 its retry calls the server again once the link is finished. A 2025-11-25 client is sent the
 completion notice the upstream sends, or, when the upstream is 2026-07-28, one the gateway
 writes once the server stops asking for that link.
+
+With a person of the gateway's own (:mod:`.asking_here`), what the client cannot be asked is
+asked here, whichever way; a 2026-07-28 client with no elicitation (or every client, with
+``always``) has a 2026-07-28 server's rounds answered by the gateway, as
+:class:`.RoundsToPush` answers them for a push-era client.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from typing import Any, Protocol
 import anyio.abc
 from mcp.server.context import ServerRequestContext
 
+from mcp_elicit.gateway.asking_here import AskingHere, upstream_modes
 from mcp_elicit.gateway.bridge import Bridge
 from mcp_elicit.gateway.context import downstream_peer
 from mcp_elicit.gateway.held import HeldCalls
@@ -44,6 +50,7 @@ from mcp_elicit.gateway.pushing import PushedQuestions
 from mcp_elicit.gateway.rounds_to_push import RoundsToPush
 from mcp_elicit.gateway.rounds_to_rounds import RoundsToRounds
 from mcp_elicit.gateway.upstream import Upstream
+from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.protocol.peers import Peer
 from mcp_elicit.revisions import Revision
 
@@ -63,6 +70,7 @@ class Calls:
     upstream: Upstream
     ways: dict[tuple[bool, bool], WayThrough]
     url_draft: bool = False  # take a 2025-06-18 client declaring `elicitation.url` as the draft
+    here: AskingHere | None = None  # the gateway's own person, for what a client cannot ask
 
     @classmethod
     def build(
@@ -76,17 +84,30 @@ class Calls:
         input_time_limit: float,
         link_wait: float = LINK_WAIT,
         url_draft: bool = False,
+        here: AskingHere | None = None,
     ) -> Calls:
-        pushed = PushedQuestions(bridge, links)
+        pushed = PushedQuestions(bridge, links, here)
         ways: dict[tuple[bool, bool], WayThrough] = {
             (False, False): PushToPush(upstream, pushed),
-            (False, True): PushToRounds(upstream, bridge, held, links, tasks, link_wait),
+            (False, True): PushToRounds(upstream, bridge, held, links, tasks, link_wait, here),
             (True, False): RoundsToPush(upstream, pushed, input_time_limit),
             (True, True): RoundsToRounds(upstream, bridge),
         }
-        return cls(upstream, ways, url_draft)
+        return cls(upstream, ways, url_draft, here)
 
     async def call(self, ctx: ServerRequestContext[Any, Any], method: str) -> dict[str, Any]:
         down = downstream_peer(ctx, url_draft=self.url_draft)
-        way = self.ways[(self.upstream.rounds, down.revision is Revision.V2026_07_28)]
+        way = self.ways[(self.upstream.rounds, self._rounds_answered_by_client(down))]
         return await way.call(ctx, down, method)
+
+    def modes_for(self, down: Peer) -> ElicitationModes:
+        """The modes declared upstream on behalf of ``down``."""
+        if self.upstream.rounds and self._rounds_answered_by_client(down):
+            return down.modes  # relayed rounds: only the client can answer them
+        return upstream_modes(self.here, down)
+
+    def _rounds_answered_by_client(self, down: Peer) -> bool:
+        """``down`` answers by retrying (2026-07-28), not the gateway's person for it."""
+        if down.revision is not Revision.V2026_07_28:
+            return False
+        return not (self.upstream.rounds and self.here is not None and self.here.takes_all(down))

@@ -27,6 +27,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
+from mcp_elicit.gateway.asking_here import upstream_modes
 from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Refused
 from mcp_elicit.gateway.context import client_of, forwarded
 from mcp_elicit.gateway.limits import OverLimit
@@ -69,7 +70,8 @@ class PushToPush:
                 raise MCPError(INVALID_PARAMS, str(why)) from None
             return CANCEL if carried is None else carried.sent
 
-        async with self.upstream.lease(down.modes, asked, owner=client_of(ctx)) as connection:
+        modes = upstream_modes(self.pushed.here, down)
+        async with self.upstream.lease(modes, asked, owner=client_of(ctx)) as connection:
             with scope:
                 try:
                     return await connection.request(method, forwarded(ctx.params))

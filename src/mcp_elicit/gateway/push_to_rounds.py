@@ -25,6 +25,8 @@ Rules:
 - A question the client cannot be asked (a mode it did not declare, a schema its revision
   cannot express) is refused to the server, which decides what its call does then; a
   blocked link is answered ``cancel``.
+- A question the client cannot be asked goes to the gateway's own person when there is one
+  (:mod:`.asking_here`): the call goes on upstream while the client's request waits.
 - -32042 / -32604 end the call with the links the server needs, as URL-mode input requests
   (the ``requestState`` a :class:`~.state.RequiredLinks`). Once the person accepted them
   all, the retry waits for each link's completion (at most ``link_wait`` seconds: a server
@@ -44,6 +46,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
+from mcp_elicit.gateway.asking_here import AskingHere, upstream_modes
 from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Bridge
 from mcp_elicit.gateway.context import client_of, forwarded
 from mcp_elicit.gateway.held import CallEnded, Foreign, HeldCall, HeldCalls, OpenQuestion, Stale
@@ -84,6 +87,7 @@ class PushToRounds:
     links: Links
     tasks: anyio.abc.TaskGroup
     link_wait: float = LINK_WAIT
+    here: AskingHere | None = None  # the gateway's own person, for what the client cannot ask
 
     async def call(
         self, ctx: ServerRequestContext[Any, Any], down: Peer, method: str
@@ -202,15 +206,22 @@ class PushToRounds:
         """The upstream call, from start to end; what the server asks is held for the
         client."""
         over: list[OverLimit] = []
+        asked_here = 0  # questions the gateway's own person answered (held.asked: the client)
 
         async def asked(request: ElicitationRequest) -> dict[str, Any]:
+            nonlocal asked_here
+            here = self.here if self.here is not None and self.here.answers(request, down) else None
             try:
-                self.bridge.asked(held.asked + 1)
-                shown = self.bridge.question(request, down)  # Refused to the server
+                self.bridge.asked(held.asked + asked_here + 1)
+                # Asked here, the call goes on while the client's request waits for its end.
+                shown = None if here is not None else self.bridge.question(request, down)
             except OverLimit as limit:  # the call ends here, the client told why
                 over.append(limit)
                 scope.cancel()
                 raise
+            if here is not None:
+                asked_here += 1
+                return (await here.ask(request, revision=Revision(self.upstream.version))).sent
             if shown is None:
                 return CANCEL
             answer: dict[str, Any] = await held.ask(request, shown)
@@ -219,7 +230,8 @@ class PushToRounds:
         with anyio.CancelScope() as scope:
             held.cancel = scope.cancel  # an expired call is cancelled upstream
             try:
-                lease = self.upstream.lease(down.modes, asked, owner=held.owner)
+                modes = upstream_modes(self.here, down)
+                lease = self.upstream.lease(modes, asked, owner=held.owner)
                 async with lease as connection:
                     result = await connection.request(method, params)
                 held.finish(CallEnded(result=result))

@@ -2,6 +2,9 @@
 ``elicitation/create`` on the call's own stream and waits for its answer. Both ways through
 that end at a push-era client use it (:mod:`.push_to_push`, :mod:`.rounds_to_push`).
 
+A question the client cannot be asked goes to the gateway's own person when there is one
+(:mod:`.asking_here`).
+
 A link sent to such a client is watched (:class:`~.links.Links`), so that its completion
 reaches the client the way its revision has it: the notice passed on (2025-11-25), or its
 ``elicitation/track`` answered (the URL-mode draft, only for the client it was sent to).
@@ -15,6 +18,7 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 
 from mcp_elicit import _sdk
+from mcp_elicit.gateway.asking_here import AskingHere, answered_here
 from mcp_elicit.gateway.bridge import Bridge, Carried
 from mcp_elicit.gateway.context import owner_of
 from mcp_elicit.gateway.links import Links
@@ -30,6 +34,11 @@ class PushedQuestions:
 
     bridge: Bridge
     links: Links
+    here: AskingHere | None = None  # the gateway's own person, for what the client cannot ask
+
+    def answered_here(self, request: ElicitationRequest, down: Peer) -> bool:
+        """``request`` goes to the gateway's own person, not to the client."""
+        return answered_here(self.here, request, down)
 
     async def ask(
         self,
@@ -43,6 +52,8 @@ class PushedQuestions:
         written for a server of ``answer_in`` (``None``: a blocked link, which the caller
         cancels). ``Refused`` when the client cannot be asked it, ``BadAnswer`` when its
         answer does not fit."""
+        if self.here is not None and self.here.answers(request, down):
+            return await self.here.ask(request, revision=answer_in)
         params = self.bridge.question(request, down)
         if params is None:
             return None

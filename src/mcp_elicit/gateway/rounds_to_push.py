@@ -33,6 +33,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
+from mcp_elicit.gateway.asking_here import upstream_modes
 from mcp_elicit.gateway.bridge import CANCEL, BadAnswer
 from mcp_elicit.gateway.context import forwarded
 from mcp_elicit.gateway.pushing import PushedQuestions
@@ -66,7 +67,8 @@ class RoundsToPush:
         pause = 0.5
         with anyio.fail_after(self.input_time_limit):
             while True:
-                result = await self.upstream.request(method, params, down.modes)
+                modes = upstream_modes(self.pushed.here, down)
+                result = await self.upstream.request(method, params, modes)
                 parsed = parse_input_required_result(result)
                 if isinstance(parsed, list):
                     raise MCPError(
@@ -115,7 +117,8 @@ class RoundsToPush:
                 if links.accepted(key, request):
                     responses[key] = {"action": "accept"}
                     continue
-                request = links.named(key, request)
+                if not self.pushed.answered_here(request, down):  # the client is told of it
+                    request = links.named(key, request)
             new += 1
             self.pushed.bridge.asked(pushed + new)  # OverLimit: the rounds end here
             carried = await self.pushed.ask(ctx, down, request, answer_in=Revision.V2026_07_28)

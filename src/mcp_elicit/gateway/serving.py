@@ -29,6 +29,8 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit.client.connection import DEFAULT_INPUT_TIME_LIMIT
+from mcp_elicit.client.handler import ElicitationHandler
+from mcp_elicit.gateway.asking_here import AskingHere
 from mcp_elicit.gateway.bridge import Bridge, Safeguards
 from mcp_elicit.gateway.calls import Calls
 from mcp_elicit.gateway.context import client_of, downstream_peer, forwarded, owner_of
@@ -78,6 +80,10 @@ class Gateway:
     ``limits``: the caps on held calls and upstream sessions (in all and per client), when
     idle upstream sessions are closed, and the size and count of questions
     (:class:`~mcp_elicit.gateway.Limits`; it replaces a given ``Upstream``'s own).
+    ``ask``: the gateway asks the person itself, through this handler (its renderer, policy,
+    audit), whatever a client cannot be asked: elicitation is declared upstream even for a
+    client that declared none, or no URL mode (:mod:`~mcp_elicit.gateway.asking_here`).
+    ``ask_always``: every question goes to ``ask``'s person, none to the clients.
     """
 
     def __init__(
@@ -93,7 +99,11 @@ class Gateway:
         link_wait: float = LINK_WAIT,
         url_draft: bool = False,
         limits: Limits | None = None,
+        ask: ElicitationHandler | None = None,
+        ask_always: bool = False,
     ) -> None:
+        if ask_always and ask is None:
+            raise ValueError("ask_always needs a handler to ask with (ask=)")
         self.limits = limits or Limits()
         if isinstance(upstream, Upstream):
             if upstream_protocol != "auto" or headers:
@@ -111,6 +121,8 @@ class Gateway:
         self.input_time_limit = input_time_limit
         self.link_wait = link_wait
         self.url_draft = url_draft
+        self.ask = ask
+        self.ask_always = ask_always
         self._server: Server[Any] | None = None
         self._stack: AsyncExitStack | None = None
 
@@ -120,6 +132,15 @@ class Gateway:
             tasks = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tasks.cancel_scope.cancel)
             self.upstream.on_complete = self.links.complete
+            here = None
+            if self.ask is not None:
+                info = self.upstream.server_info
+                here = AskingHere(
+                    self.ask,
+                    self.ask_always,
+                    server=info.name if info else "server",
+                    local=not isinstance(self.upstream.target, str),
+                )
             calls = Calls.build(
                 self.upstream,
                 self.bridge,
@@ -129,6 +150,7 @@ class Gateway:
                 input_time_limit=self.input_time_limit,
                 link_wait=self.link_wait,
                 url_draft=self.url_draft,
+                here=here,
             )
             self._server = self._build(calls)
             self._stack = stack.pop_all()
@@ -179,7 +201,7 @@ class Gateway:
         for capability, methods in _PLAIN.items():
             if capability in offered:
                 for method, params_type in methods:
-                    server.add_request_handler(method, params_type, self._plain(method))
+                    server.add_request_handler(method, params_type, self._plain(method, calls))
         for capability, (method, params_type) in _ASKING.items():
             if capability in offered:
                 server.add_request_handler(method, params_type, _asking(calls, method))
@@ -197,9 +219,9 @@ class Gateway:
         found = getattr(result, "instructions", None)
         return found if isinstance(found, str) else None
 
-    def _plain(self, method: str) -> Handler:
+    def _plain(self, method: str, calls: Calls) -> Handler:
         async def forward(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
-            modes = downstream_peer(ctx, url_draft=self.url_draft).modes
+            modes = calls.modes_for(downstream_peer(ctx, url_draft=self.url_draft))
             result = await self.upstream.request(
                 method, forwarded(ctx.params), modes, owner=client_of(ctx)
             )

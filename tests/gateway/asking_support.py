@@ -1,0 +1,83 @@
+"""Helpers for the tests of a gateway that asks the person itself (a helper module, not tests):
+a server that asks forms and links, and a person of the gateway's whose screen is recorded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+
+from mcp_elicit.client import ElicitationHandler, Notice, ScriptedRenderer, UrlPrompt
+from mcp_elicit.client.prompts import Decision, FormPrompt
+from mcp_elicit.server import Accepted, DeploymentKey, Elicitation, ask, ask_url, confirm
+from tests.server_support import FALLBACK, Booking, describe
+
+SAFE_LINK = "https://pages.example.com/connect?x=1"
+BLOCKED_LINK = "https://admin:hunter2@pages.example.com/connect"  # credentials: blocked
+
+
+def asking_server() -> MCPServer:
+    """Tools that ask: a confirmation, a form (with a fallback, and without), a safe link, a
+    blocked one."""
+    server = MCPServer("asks-a-lot")
+    Elicitation(server, key=DeploymentKey.generate(), store="memory://")
+
+    @server.tool()
+    async def go_ahead(ctx: Context) -> str:
+        return "yes" if await confirm(ctx, "Go ahead?") else "no"
+
+    @server.tool()
+    async def book(ctx: Context) -> str:
+        return describe(await ask(ctx, Booking, "Book a room?"))
+
+    @server.tool()
+    async def book_or_walk_in(ctx: Context) -> str:
+        return describe(await ask(ctx, Booking, "Book a room?", fallback=Accepted(FALLBACK)))
+
+    @server.tool()
+    async def open_page(ctx: Context) -> str:
+        return repr(await ask_url(ctx, SAFE_LINK, "Connect your account"))
+
+    @server.tool()
+    async def open_bad_page(ctx: Context) -> str:
+        return repr(await ask_url(ctx, BLOCKED_LINK, "Connect your account"))
+
+    return server
+
+
+@dataclass
+class GatewayPerson:
+    """The gateway's person: scripted answers, and what happened on their screen, in order
+    (``("form", message)``, ``("url", prompt)``, ``("notice", text)``, ``("opened", url)``)."""
+
+    answers: list[dict[str, Any]]
+    screen: list[tuple[str, Any]] = field(default_factory=list)
+
+    def handler(self, **options: Any) -> ElicitationHandler:
+        renderer = _Recording(self.answers, notices=self._notice)
+        renderer.screen = self.screen
+        return ElicitationHandler(renderer, opener=self._open, **options)
+
+    @property
+    def opened(self) -> list[str]:
+        return [what for kind, what in self.screen if kind == "opened"]
+
+    def _open(self, url: str) -> bool:
+        self.screen.append(("opened", url))
+        return True
+
+    def _notice(self, notice: Notice) -> None:
+        self.screen.append(("notice", notice.text))
+
+
+class _Recording(ScriptedRenderer):
+    screen: list[tuple[str, Any]]
+
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
+        self.screen.append(("form", prompt.message))
+        return await super().ask_form(prompt)
+
+    async def ask_url(self, prompt: UrlPrompt) -> Decision:
+        self.screen.append(("url", prompt))
+        return await super().ask_url(prompt)
