@@ -3,6 +3,7 @@ a server that asks forms and links, and a person of the gateway's whose screen i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,9 +54,10 @@ class GatewayPerson:
 
     answers: list[dict[str, Any]]
     screen: list[tuple[str, Any]] = field(default_factory=list)
+    on_open: Callable[[str], None] | None = None  # told of each link opened, after the screen
 
-    def handler(self, **options: Any) -> ElicitationHandler:
-        renderer = _Recording(self.answers, notices=self._notice)
+    def handler(self, *, completion_wait: float = 2.0, **options: Any) -> ElicitationHandler:
+        renderer = _Recording(self.answers, notices=self._notice, completion_wait=completion_wait)
         renderer.screen = self.screen
         return ElicitationHandler(renderer, opener=self._open, **options)
 
@@ -65,6 +67,8 @@ class GatewayPerson:
 
     def _open(self, url: str) -> bool:
         self.screen.append(("opened", url))
+        if self.on_open is not None:
+            self.on_open(url)
         return True
 
     def _notice(self, notice: Notice) -> None:

@@ -19,28 +19,45 @@ Rules:
   answer them all or none: when the host declared no elicitation (or ``ask_always``) the
   gateway drives the rounds on its behalf (the host's call returns the final result); a host
   with some modes has its rounds relayed, and only its own modes are declared upstream.
+- **Links required before a call** (-32042 / -32604 from a push-era server): when the host
+  cannot be given a link (:meth:`AskingHere.takes_links`), the gateway's person is taken
+  through them by the client's own path (:func:`~mcp_elicit.client.required_links.
+  call_after_links`: consent, the link opened, the server's completion notice or the person's
+  word) and the call is made again, once per set of links; the host gets the result, never
+  the error. If the person does not open them, a tool call ends with a tool error saying so.
 - The handler's answer is checked by the handler (an invalid answer never leaves it) and
   recorded in the handler's audit log; a request it refuses (-32602) is the upstream's error.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
 from mcp_elicit.client.handler import ElicitationHandler
+from mcp_elicit.client.required_links import UrlElicitationLoop, call_after_links
 from mcp_elicit.client.steps import Asking, ElicitationRefused
 from mcp_elicit.gateway.bridge import Carried
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
     parse_elicit_result,
+    parse_url_required_error,
     rules_for,
 )
+from mcp_elicit.protocol.messages import Mode
 from mcp_elicit.protocol.peers import Peer
 from mcp_elicit.revisions import Revision
+
+MAX_LINK_RETRIES = 3
+"""The most sets of links one call may require of the gateway's person (as
+``ElicitingClient``'s ``max_url_retries``)."""
+
+LINKS_NOT_OPENED = "The person did not open the link the server needs, so it cannot go on."
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +85,44 @@ class AskingHere:
 
     def answers(self, request: ElicitationRequest, down: Peer) -> bool:
         """``request`` is the gateway's person's to answer, not the host's."""
+        return self._takes(request.mode, down)
+
+    def takes_links(self, down: Peer) -> bool:
+        """Links a push-era server requires before a call (-32042) are the gateway's person's
+        to open, not ``down``'s: it cannot be asked in URL mode."""
+        return self._takes("url", down)
+
+    def _takes(self, mode: Mode, down: Peer) -> bool:
         if self.takes_all(down) or down.revision is None:
             return True
-        if not down.modes.allows(request.mode):
+        if not down.modes.allows(mode):
             return True
-        return request.mode == "url" and not rules_for(down.revision).has_url_mode
+        return mode == "url" and not rules_for(down.revision).has_url_mode
+
+    async def after_links(
+        self,
+        call: Callable[[], Awaitable[dict[str, Any]]],
+        *,
+        method: str,
+        params: dict[str, Any] | None,
+        revision: Revision,
+    ) -> dict[str, Any]:
+        """``call()``'s result (a request of ``method`` to a server of ``revision``), the
+        person taken through every set of links it requires on the way, and the call made
+        again after each (:func:`call_after_links`). A tool call whose links the person did
+        not open ends with a tool error; any other request with ``INVALID_REQUEST``."""
+        name = (params or {}).get("name") if method == "tools/call" else None
+        required_by = name if isinstance(name, str) else method
+        asking = Asking(self.server, revision, required_by=required_by, local=self.local)
+        try:
+            return await call_after_links(call, self.handler, asking, max_retries=MAX_LINK_RETRIES)
+        except UrlElicitationLoop as loop:
+            raise MCPError(INVALID_REQUEST, str(loop)) from None
+        except MCPError as error:
+            raw = error.error.model_dump(by_alias=True, mode="json", exclude_none=True)
+            if parse_url_required_error(raw) is None:
+                raise
+            return links_not_opened(method)
 
     async def ask(self, request: ElicitationRequest, *, revision: Revision) -> Carried:
         """Ask the person ``request`` (the upstream's, of ``revision``): the answer as the
@@ -94,6 +144,14 @@ class AskingHere:
         return Carried(answer, sent)
 
 
+def links_not_opened(method: str) -> dict[str, Any]:
+    """What a request ends with when the person did not open the links it requires: a tool
+    error for ``tools/call``; ``MCPError`` for any other request."""
+    if method == "tools/call":
+        return {"content": [{"type": "text", "text": LINKS_NOT_OPENED}], "isError": True}
+    raise MCPError(INVALID_REQUEST, LINKS_NOT_OPENED)
+
+
 def upstream_modes(here: AskingHere | None, down: Peer) -> ElicitationModes:
     """What the gateway declares upstream for ``down`` (the host's modes without ``here``)."""
     return down.modes if here is None else here.declared(down)
@@ -103,4 +161,4 @@ def answered_here(here: AskingHere | None, request: ElicitationRequest, down: Pe
     return here is not None and here.answers(request, down)
 
 
-__all__ = ["AskingHere", "answered_here", "upstream_modes"]
+__all__ = ["AskingHere", "answered_here", "links_not_opened", "upstream_modes"]

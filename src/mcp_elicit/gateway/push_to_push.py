@@ -14,7 +14,10 @@ Rules:
 - -32042 / -32604 (the server needs links opened first) reach the client with their data:
   as they came when the two revisions agree, in the client's code when they do not (the
   URL-mode draft's -32604 and 2025-11-25's -32042), and, for a client whose revision has no
-  URL mode, as an error saying so. Their links are watched for completion.
+  URL mode, as an error saying so. Their links are watched for completion. A client that
+  cannot be given them has them opened by the gateway's own person, when there is one
+  (:meth:`.AskingHere.after_links`): the call is made again after, and the client gets its
+  result.
 """
 
 from __future__ import annotations
@@ -71,10 +74,20 @@ class PushToPush:
             return CANCEL if carried is None else carried.sent
 
         modes = upstream_modes(self.pushed.here, down)
+        here = self.pushed.here
+        params = forwarded(ctx.params)
         async with self.upstream.lease(modes, asked, owner=client_of(ctx)) as connection:
             with scope:
                 try:
-                    return await connection.request(method, forwarded(ctx.params))
+                    if here is not None and here.takes_links(down):
+                        # The links the server requires are the gateway's person's to open.
+                        return await here.after_links(
+                            lambda: connection.request(method, params),
+                            method=method,
+                            params=params,
+                            revision=up,
+                        )
+                    return await connection.request(method, params)
                 except MCPError as error:
                     raise self.url_error_for(error, down, ctx) from None
             connection.spoiled = True  # given up mid-call

@@ -30,7 +30,9 @@ Rules:
 - -32042 / -32604 end the call with the links the server needs, as URL-mode input requests
   (the ``requestState`` a :class:`~.state.RequiredLinks`). Once the person accepted them
   all, the retry waits for each link's completion (at most ``link_wait`` seconds: a server
-  may send no notice) and calls the server again, from the start.
+  may send no notice) and calls the server again, from the start. A client with no URL mode
+  has them opened by the gateway's own person, when there is one
+  (:meth:`.AskingHere.after_links`), while its request waits for the call's result.
 """
 
 from __future__ import annotations
@@ -44,9 +46,9 @@ import anyio
 import anyio.abc
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from mcp_elicit.gateway.asking_here import AskingHere, upstream_modes
+from mcp_elicit.gateway.asking_here import AskingHere, links_not_opened, upstream_modes
 from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Bridge
 from mcp_elicit.gateway.context import client_of, forwarded
 from mcp_elicit.gateway.held import CallEnded, Foreign, HeldCall, HeldCalls, OpenQuestion, Stale
@@ -185,10 +187,7 @@ class PushToRounds:
         """The retry after -32042 made into URL input requests: once every link is finished,
         the call goes upstream again, from the start."""
         if not all(_accepted(responses.get(key)) for key in required.links):
-            text = "The person did not open the link the server needs, so it cannot go on."
-            if method == "tools/call":
-                return {"content": [{"type": "text", "text": text}], "isError": True}
-            raise MCPError(INVALID_REQUEST, text)
+            return links_not_opened(method)
         with anyio.move_on_after(self.link_wait):
             for elicitation_id in required.links.values():
                 if elicitation_id:
@@ -233,7 +232,16 @@ class PushToRounds:
                 modes = upstream_modes(self.here, down)
                 lease = self.upstream.lease(modes, asked, owner=held.owner)
                 async with lease as connection:
-                    result = await connection.request(method, params)
+                    if self.here is not None and self.here.takes_links(down):
+                        # The links the server requires are the gateway's person's to open.
+                        result = await self.here.after_links(
+                            lambda: connection.request(method, params),
+                            method=method,
+                            params=params,
+                            revision=Revision(self.upstream.version),
+                        )
+                    else:
+                        result = await connection.request(method, params)
                 held.finish(CallEnded(result=result))
             except MCPError as error:
                 held.finish(CallEnded(error=error))

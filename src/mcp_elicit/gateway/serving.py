@@ -131,7 +131,7 @@ class Gateway:
             await stack.enter_async_context(self.upstream)
             tasks = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tasks.cancel_scope.cancel)
-            self.upstream.on_complete = self.links.complete
+            self.upstream.on_complete = self._completed
             here = None
             if self.ask is not None:
                 info = self.upstream.server_info
@@ -155,6 +155,13 @@ class Gateway:
             self._server = self._build(calls)
             self._stack = stack.pop_all()
         return self
+
+    async def _completed(self, elicitation_id: str) -> None:
+        """The upstream said ``elicitation_id`` is complete: for the client the link went to,
+        and for the gateway's own person when they are waiting on it (a required link)."""
+        await self.links.complete(elicitation_id)
+        if self.ask is not None:
+            self.ask.completions.complete(elicitation_id)
 
     async def __aexit__(self, *exc_info: Any) -> None:
         stack, self._stack = self._stack, None
