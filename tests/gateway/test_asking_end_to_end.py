@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -37,11 +36,11 @@ def host_command(ask: str) -> list[str]:
 
 
 @pytest.fixture
-def environment(tmp_path: Path) -> Iterator[dict[str, str]]:
+def environment(tmp_path: Path) -> dict[str, str]:
     no_browser = tmp_path / "no-browser.sh"  # the page is opened by the test, not the system
     no_browser.write_text("#!/bin/sh\nexit 0\n")
     no_browser.chmod(0o755)
-    yield {
+    return {
         "BROWSER": str(no_browser),
         "PATH": os.environ.get("PATH", ""),
         "TERM": "xterm",
