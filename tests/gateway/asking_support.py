@@ -53,9 +53,12 @@ class GatewayPerson:
 
     answers: list[dict[str, Any]]
     screen: list[tuple[str, Any]] = field(default_factory=list)
+    completion_wait: float = 2.0  # after accepting a link: seconds for the page to be finished
 
     def handler(self, **options: Any) -> ElicitationHandler:
-        renderer = _Recording(self.answers, notices=self._notice)
+        renderer = _Recording(
+            self.answers, notices=self._notice, completion_wait=self.completion_wait
+        )
         renderer.screen = self.screen
         return ElicitationHandler(renderer, opener=self._open, **options)
 
