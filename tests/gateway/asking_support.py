@@ -55,9 +55,13 @@ class GatewayPerson:
     answers: list[dict[str, Any]]
     screen: list[tuple[str, Any]] = field(default_factory=list)
     on_open: Callable[[str], None] | None = None  # told of each link opened, after the screen
+    completion_wait: float = 2.0  # after accepting a link: seconds for the page to be finished
 
-    def handler(self, *, completion_wait: float = 2.0, **options: Any) -> ElicitationHandler:
-        renderer = _Recording(self.answers, notices=self._notice, completion_wait=completion_wait)
+    def handler(
+        self, *, completion_wait: float | None = None, **options: Any
+    ) -> ElicitationHandler:
+        wait = self.completion_wait if completion_wait is None else completion_wait
+        renderer = _Recording(self.answers, notices=self._notice, completion_wait=wait)
         renderer.screen = self.screen
         return ElicitationHandler(renderer, opener=self._open, **options)
 

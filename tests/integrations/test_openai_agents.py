@@ -1,0 +1,321 @@
+"""The OpenAI Agents SDK as the host, through ``mcp-elicit gateway --ask``: a real
+``agents.Agent`` whose ``MCPServerStreamableHttp`` (it declares no elicitation: the SDK has no
+hook for it) reaches a gateway that asks the person itself, in front of the README quick
+start's server, a real process over stdio. The agent's model is our own, written against the
+SDK's public ``Model`` interface: it calls one tool, then says what the tool returned (no LLM,
+no network, no key). The gateway runs in-process (``Gateway(ask=...)``, as ``--ask`` builds
+it), served over Streamable HTTP, so its person is a scripted renderer the test drives.
+
+What is checked: the form answered by the gateway's person and the tool's result reaching the
+agent's final output; the secret typed on the server's page in Chromium reaching the tool and
+never the agent (nor the gateway); the upstream seeing the answers a capable client sends
+(every byte between the gateway and the server recorded with ``tee``); and the SDK's default
+5 s session timeout running out while the person reads, with the raised one the docs name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from agents import (
+    Agent,
+    Model,
+    ModelResponse,
+    ModelSettings,
+    RunConfig,
+    Runner,
+    Tool,
+    Usage,
+    set_tracing_disabled,
+)
+from agents.mcp import MCPServerStreamableHttp
+from agents.models.interface import ModelTracing
+from mcp.client.stdio import StdioServerParameters
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
+
+from mcp_elicit.client import ElicitationHandler, ScriptedRenderer
+from mcp_elicit.client.prompts import Decision, FormPrompt
+from mcp_elicit.gateway import Gateway
+from tests import markers
+from tests.gateway.asking_support import GatewayPerson
+from tests.integrations.fastmcp_support import KEY, type_on_page
+from tests.paths import EXAMPLES
+from tests.server_support import Person, connect, serve_on_loopback, text
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+STAY = {"guest": "Ada", "arrival": "2026-12-01", "nights": 2}
+RAISED = 300.0  # what the docs tell a host to give client_session_timeout_seconds
+
+
+@pytest.fixture(autouse=True)
+def no_tracing() -> Iterator[None]:
+    # The SDK would send traces to OpenAI (with a key it has not got): off.
+    set_tracing_disabled(True)
+    yield
+    set_tracing_disabled(False)
+
+
+class CallsOnce(Model):
+    """A model with no LLM behind it: it calls ``tool`` once, then answers with what the tool
+    returned. ``inputs`` keeps everything the agent gave it."""
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        self.inputs: list[Any] = []
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: Any,
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: Any,
+        handoffs: list[Any],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: Any,
+    ) -> ModelResponse:
+        self.inputs.append(input)
+        assert self.tool in [tool.name for tool in tools]
+        items = [input] if isinstance(input, str) else input
+        outputs = [
+            item
+            for item in items
+            if isinstance(item, dict) and item.get("type") == "function_call_output"
+        ]
+        if outputs:
+            said = outputs[-1]["output"]  # a string, or the tool's content as input items
+            if isinstance(said, list):
+                said = " ".join(part.get("text", "") for part in said)
+            message = ResponseOutputMessage(
+                id="msg_1",
+                type="message",
+                role="assistant",
+                status="completed",
+                content=[
+                    ResponseOutputText(
+                        type="output_text", text=f"tool said: {said}", annotations=[]
+                    )
+                ],
+            )
+            return ModelResponse(output=[message], usage=Usage(), response_id=None)
+        call = ResponseFunctionToolCall(
+            type="function_call", name=self.tool, arguments="{}", call_id=f"call_{self.tool}"
+        )
+        return ModelResponse(output=[call], usage=Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("this model does not stream")
+
+
+def quick_start(tmp_path: Path) -> StdioServerParameters:
+    """The README quick start's server over stdio, every byte to and from it copied by ``tee``
+    into ``tmp_path / "sent"`` and ``"received"``."""
+    markers.require("slow")
+    script, sent, received = (
+        EXAMPLES / "server_quickstart.py",
+        tmp_path / "sent",
+        tmp_path / "received",
+    )
+    pipeline = (
+        f"tee {shlex.quote(str(sent))} | {shlex.quote(sys.executable)} "
+        f"{shlex.quote(str(script))} | tee {shlex.quote(str(received))}"
+    )
+    env = dict(
+        os.environ,
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        MCP_ELICIT_KEY=KEY,
+        PYTHONUNBUFFERED="1",
+    )
+    return StdioServerParameters(
+        command="/bin/sh", args=["-c", pipeline], env=env, cwd=str(tmp_path)
+    )
+
+
+@asynccontextmanager
+async def gateway_asking(
+    upstream: StdioServerParameters, person: GatewayPerson, upstream_protocol: str = "auto"
+) -> AsyncIterator[str]:
+    """``mcp-elicit gateway --ask`` in-process, in front of ``upstream``, asking ``person``;
+    served over Streamable HTTP on loopback. Yields its URL."""
+    ask = person.handler()
+    async with (
+        Gateway(upstream, upstream_protocol=upstream_protocol, ask=ask) as gateway,
+        serve_on_loopback(gateway.http_app(), log_level="warning") as port,
+    ):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+def hotel(url: str, timeout: float | None = RAISED) -> MCPServerStreamableHttp:
+    """The agent's MCP server, as a host writes it: the gateway's URL, the session timeout
+    raised (the SDK's default is 5 s)."""
+    return MCPServerStreamableHttp(
+        {"url": url, "timeout": 30, "sse_read_timeout": RAISED},
+        client_session_timeout_seconds=timeout,
+    )
+
+
+def wire(tmp_path: Path) -> list[dict[str, Any]]:
+    """The JSON-RPC messages the gateway sent the upstream, in order."""
+    lines = (tmp_path / "sent").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+async def run_agent(model: CallsOnce, server: MCPServerStreamableHttp, ask: str) -> Any:
+    agent = Agent(name="concierge", instructions="Use the hotel's tools.", model=model)
+    agent.mcp_servers = [server]
+    async with server:
+        return await Runner.run(agent, ask, run_config=RunConfig(tracing_disabled=True))
+
+
+@pytest.mark.parametrize("upstream_protocol", ["2025-11-25", "2026-07-28"])
+async def test_the_form_is_answered_and_the_result_reaches_the_agent(
+    tmp_path: Path, upstream_protocol: str
+) -> None:
+    person = GatewayPerson([{"action": "accept", "content": STAY}])
+    model = CallsOnce("book")
+    async with gateway_asking(quick_start(tmp_path), person, upstream_protocol) as url:
+        result = await run_agent(model, hotel(url), "Book me two nights from 1 December.")
+    assert person.screen == [("form", "Who is staying, and when?")]
+    assert "Booked 2 night(s) from 2026-12-01 for Ada." in result.final_output
+    assert result.final_output.startswith("tool said: ")
+
+
+def upstream_view(tmp_path: Path) -> list[tuple[str, Any]]:
+    """What the upstream learns of its client: the capabilities declared, the calls (their
+    ``requestState`` aside) and the answers, in order, without ids or listings."""
+    seen: list[tuple[str, Any]] = []
+    for message in wire(tmp_path):
+        method = message.get("method")
+        if method == "initialize":
+            seen.append(("declared", message["params"]["capabilities"]))
+        elif method == "tools/call":
+            params = {k: v for k, v in message["params"].items() if k != "requestState"}
+            seen.append(("call", params))
+        elif "result" in message:
+            seen.append(("answer", message["result"]))
+    return seen
+
+
+@pytest.mark.parametrize("upstream_protocol", ["2025-11-25", "2026-07-28"])
+async def test_the_upstream_cannot_tell_the_host_could_not_ask(
+    tmp_path: Path, upstream_protocol: str
+) -> None:
+    # The agent (no elicitation), its person asked by the gateway ...
+    agents_run = tmp_path / "agent"
+    agents_run.mkdir()
+    person = GatewayPerson([{"action": "accept", "content": STAY}])
+    async with gateway_asking(quick_start(agents_run), person, upstream_protocol) as url:
+        await run_agent(CallsOnce("book"), hotel(url), "Book me two nights from 1 December.")
+    # ... and a host that declares elicitation, asked itself, through a gateway without --ask.
+    capable_run = tmp_path / "capable"
+    capable_run.mkdir()
+    their_person = Person([{"action": "accept", "content": STAY}])
+    async with (
+        Gateway(quick_start(capable_run), upstream_protocol=upstream_protocol) as gateway,
+        connect(gateway.server, "2025-11-25", their_person) as host,
+    ):
+        assert "Booked 2 night(s)" in text(await host.call_tool("book", {}))
+    assert len(their_person.seen) == 1
+    seen = upstream_view(agents_run)
+    assert seen == upstream_view(capable_run)
+    assert ("answer", {"action": "accept", "content": STAY}) in seen or any(
+        kind == "call" and "inputResponses" in what for kind, what in seen
+    )
+    declared = json.dumps(seen)
+    assert '"elicitation": {"form": {}, "url": {}}' in declared
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("upstream_protocol", ["2025-11-25", "2026-07-28"])
+async def test_the_secret_is_typed_on_the_servers_page_and_never_reaches_the_agent(
+    tmp_path: Path, upstream_protocol: str
+) -> None:
+    person = GatewayPerson([{"action": "accept"}], completion_wait=30.0)
+    model = CallsOnce("connect_weather")
+    key = f"weather-{uuid.uuid4().hex}"
+    result: Any = None
+
+    async def agent(url: str) -> None:
+        nonlocal result
+        result = await run_agent(model, hotel(url), "Connect the weather service.")
+
+    async with (
+        gateway_asking(quick_start(tmp_path), person, upstream_protocol) as url,
+        anyio.create_task_group() as tasks,
+    ):
+        tasks.start_soon(agent, url)
+        with anyio.fail_after(30):
+            while not person.opened:
+                await anyio.sleep(0.05)
+        [page] = person.opened
+        await type_on_page(page, "WEATHER_API_KEY", key)
+    # Consent first (the scripted person is told of the link's warnings), then the opening.
+    assert [kind for kind, _ in person.screen] == ["url", "notice", "opened"]
+    prompt = person.screen[0][1]
+    assert "allowed for local development" in person.screen[1][1]
+    assert prompt.url == page and page.startswith("http://127.0.0.1:")
+    assert result.final_output == f"tool said: Connected ({len(key)} characters)."
+    # The key went from the browser to the server: not through the agent, its model or the
+    # gateway (every byte between the gateway and the server holds no trace of it).
+    assert key not in json.dumps(model.inputs, default=str)
+    assert key not in json.dumps([item.to_input_item() for item in result.new_items], default=str)
+    assert key not in str(person.screen)
+    upstream_bytes = (tmp_path / "sent").read_text() + (tmp_path / "received").read_text()
+    assert page in upstream_bytes and key not in upstream_bytes
+
+
+class Slow(ScriptedRenderer):
+    """A person who takes ``delay`` seconds to read a form before answering."""
+
+    def __init__(self, answers: list[dict[str, Any]], delay: float) -> None:
+        super().__init__(answers)
+        self.delay = delay
+        self.asked = self.answered = 0
+
+    async def ask_form(self, prompt: FormPrompt) -> Decision:
+        self.asked += 1
+        await anyio.sleep(self.delay)
+        self.answered += 1
+        return await super().ask_form(prompt)
+
+
+async def test_the_sdks_default_five_seconds_run_out_while_the_person_reads(
+    tmp_path: Path,
+) -> None:
+    renderer = Slow([{"action": "accept", "content": STAY}], delay=6.0)
+    model = CallsOnce("book")
+    async with (
+        Gateway(quick_start(tmp_path), ask=ElicitationHandler(renderer)) as gateway,
+        serve_on_loopback(gateway.http_app(), log_level="warning") as port,
+    ):
+        url = f"http://127.0.0.1:{port}/mcp"
+        default = MCPServerStreamableHttp({"url": url})  # as a host writes it at first
+        assert default.client_session_timeout_seconds == 5
+        result = await run_agent(model, default, "Book me two nights from 1 December.")
+        await anyio.sleep(2)  # the person's answer is in by now
+    # After 5 s the SDK gives up on the call: the model reads a failure, with no reason...
+    assert result.final_output == (
+        "tool said: An error occurred while running the tool. Please try again."
+    )
+    # ... the person was asked, and the question was taken back from them when the host gave
+    # up (the SDK cancels its request); the upstream saw the call and never an answer.
+    assert (renderer.asked, renderer.answered) == (1, 0)
+    assert [kind for kind, _ in upstream_view(tmp_path)] == ["call"]
