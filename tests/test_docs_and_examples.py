@@ -37,8 +37,13 @@ _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
 @pytest.mark.parametrize("page", DOCS, ids=[p.name for p in DOCS])
-def test_python_blocks_in_docs_run(page: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_python_blocks_in_docs_run(
+    page: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocks = _BLOCK.findall(page.read_text(encoding="utf-8"))
+    # In a folder of their own, as a reader's script runs in theirs: what an example writes
+    # (an audit log, say) is not left in the checkout.
+    monkeypatch.chdir(tmp_path)
     if page.name == "forms.md":
         assert len(blocks) >= 7
     # A real module, as a reader's script would be (dataclasses look their module up).
