@@ -10,6 +10,7 @@ and what the host recorded: shared by the tests of :mod:`mcp_elicit.integrations
 - :func:`type_on_page` — a person in Chromium, typing a value on a hosted page.
 - :class:`PatientRenderer` — scripted answers, giving the server time to say a link's page
   is finished.
+- :func:`handler_for` — our handler on a renderer, its opener and an audit log in memory.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from typing import Any
 import anyio
 from fastmcp.client.transports import StdioTransport
 
-from mcp_elicit.client import ScriptedRenderer
+from mcp_elicit.client import AuditLog, ElicitationHandler, ScriptedRenderer
 from tests import markers
 from tests.browser_support import chromium
 from tests.client_support import RecordingRenderer
 from tests.paths import EXAMPLES, PEER_SERVERS
 
+STAY = {"guest": "Ada", "arrival": "2026-12-01", "nights": 2}  # the quick start's booking
 KEY = "a" * 64  # hex: the deployment key every server process of one test shares
 
 
@@ -115,3 +117,15 @@ def audit_events(log: io.StringIO) -> list[dict[str, Any]]:
 def text_of(result: Any) -> str:
     """The text blocks of a tool result, joined."""
     return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+def handler_for(
+    renderer: Any, opener: Opener | None = None, **options: Any
+) -> tuple[ElicitationHandler, io.StringIO]:
+    """Our handler on ``renderer``, links to ``opener`` (a new :class:`Opener` by default),
+    and the audit log it writes (read it with :func:`audit_events`)."""
+    log = io.StringIO()
+    handler = ElicitationHandler(
+        renderer, opener=opener if opener is not None else Opener(), audit=AuditLog(log), **options
+    )
+    return handler, log

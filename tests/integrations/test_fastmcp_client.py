@@ -10,10 +10,8 @@ every step.
 
 from __future__ import annotations
 
-import io
 import uuid
 from pathlib import Path
-from typing import Any
 
 import anyio
 import fastmcp
@@ -22,14 +20,16 @@ import mcp_types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mcp_elicit.client import AuditLog, ElicitationHandler, FormPrompt, Policy, UrlPrompt
+from mcp_elicit.client import ElicitationHandler, FormPrompt, Policy, UrlPrompt
 from mcp_elicit.integrations.fastmcp import ElicitingFastMCPClient, FastMCPHandler
 from mcp_elicit.protocol import ElicitationModes
 from tests.client_support import RecordingRenderer
 from tests.integrations.fastmcp_support import (
+    STAY,
     Opener,
     PatientRenderer,
     audit_events,
+    handler_for,
     quick_start,
     secret_server,
     text_of,
@@ -38,20 +38,9 @@ from tests.integrations.fastmcp_support import (
 
 pytestmark = pytest.mark.anyio
 
-STAY = {"guest": "Ada", "arrival": "2026-12-01", "nights": 2}
 # fastmcp's handshake era (2025-11-25), and the newest (discovered: pinning "2026-07-28" skips
 # server/discover, and with it the server's name).
 ERAS = {"legacy": "2025-11-25", "auto": "2026-07-28"}
-
-
-def handler_for(
-    renderer: Any, opener: Opener | None = None, **options: Any
-) -> tuple[ElicitationHandler, io.StringIO]:
-    log = io.StringIO()
-    handler = ElicitationHandler(
-        renderer, opener=opener if opener is not None else Opener(), audit=AuditLog(log), **options
-    )
-    return handler, log
 
 
 @pytest.mark.slow
@@ -292,18 +281,3 @@ def test_a_handler_is_set_by_the_client_itself() -> None:
     handler = ElicitationHandler(RecordingRenderer([]))
     with pytest.raises(TypeError, match="elicitation_handler"):
         ElicitingFastMCPClient("http://127.0.0.1:9/mcp", handler, elicitation_handler=print)
-
-
-@pytest.mark.slow  # a fresh interpreter
-def test_importing_the_integrations_package_loads_no_framework() -> None:
-    import json
-    import subprocess
-    import sys
-
-    probe = (
-        "import json, sys\nimport mcp_elicit.integrations\nprint(json.dumps(sorted(sys.modules)))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert [m for m in json.loads(done.stdout) if m.startswith("fastmcp")] == []

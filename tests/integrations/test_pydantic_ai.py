@@ -10,7 +10,6 @@ policy blocks never opens; the person's time is not the call's; the audit log ha
 
 from __future__ import annotations
 
-import io
 import uuid
 from pathlib import Path
 from typing import Any
@@ -33,14 +32,16 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
-from mcp_elicit.client import AuditLog, ElicitationHandler, FormPrompt, UrlPrompt
+from mcp_elicit.client import ElicitationHandler, FormPrompt, UrlPrompt
 from mcp_elicit.integrations.fastmcp import ElicitingFastMCPClient, FastMCPHandler
 from mcp_elicit.integrations.pydantic_ai import ElicitingMCPToolset
 from tests.client_support import RecordingRenderer
 from tests.integrations.fastmcp_support import (
+    STAY,
     Opener,
     PatientRenderer,
     audit_events,
+    handler_for,
     quick_start,
     secret_server,
     type_on_page,
@@ -48,16 +49,6 @@ from tests.integrations.fastmcp_support import (
 from tests.peer_servers.secret_server import Browser
 
 pytestmark = pytest.mark.anyio
-
-STAY = {"guest": "Ada", "arrival": "2026-12-01", "nights": 2}
-
-
-def handler_for(
-    renderer: Any, opener: Opener | None = None
-) -> tuple[ElicitationHandler, io.StringIO]:
-    log = io.StringIO()
-    opener = opener if opener is not None else Opener()
-    return ElicitationHandler(renderer, opener=opener, audit=AuditLog(log)), log
 
 
 def calls_once(tool: str) -> FunctionModel:
@@ -300,19 +291,3 @@ def test_a_sampling_model_still_goes_to_the_client() -> None:
         "http://127.0.0.1:9/mcp", handler, sampling_model=model
     )
     assert toolset.sampling_model is model
-
-
-@pytest.mark.slow  # a fresh interpreter
-def test_importing_the_integrations_package_loads_no_framework() -> None:
-    import json
-    import subprocess
-    import sys
-
-    probe = (
-        "import json, sys\nimport mcp_elicit.integrations\nprint(json.dumps(sorted(sys.modules)))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
-    )
-    loaded = json.loads(done.stdout)
-    assert [m for m in loaded if m.startswith(("pydantic_ai", "fastmcp"))] == []
