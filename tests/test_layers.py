@@ -81,8 +81,9 @@ def imports(path: Path) -> set[str]:
     return found
 
 
+TOP_LEVEL_LAYERS = ("_sdk.py", "_extras.py", "revisions.py")
 MODULES = sorted(
-    p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name in ("_sdk.py", "revisions.py")
+    p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name in TOP_LEVEL_LAYERS
 )
 
 

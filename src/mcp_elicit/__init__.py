@@ -28,7 +28,7 @@ I/O. Top first:
         the demo's servers and its walk through them
     gateway: client, protocol
         a proxy that bridges protocol eras with elicitation intact
-    integrations: client
+    integrations: client, _extras
         agent frameworks as hosts, one module per framework (fastmcp's client, pydantic-ai)
     check: client, server, protocol
         conformance checks of servers and clients
@@ -36,7 +36,7 @@ I/O. Top first:
         helpers for users' own tests
     client: protocol, forms, urls, _sdk
         the host side, on the SDK's client
-    server: protocol, forms, flows, _sdk
+    server: protocol, forms, flows, _sdk, _extras
         the server side, on the SDK's server
     flows: stores
         out-of-band URL-mode flows
@@ -54,6 +54,8 @@ I/O. Top first:
         the revisions' names, aliases and the negotiated mapping
     _sdk: -
         the SDK's private names we cannot do without, in one place
+    _extras: -
+        importing what an optional extra installs, saying which extra when it is missing
 """
 
 __version__ = "0.1.0"

@@ -38,23 +38,18 @@ import httpx2
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
+from mcp_elicit._extras import needs_extra
 from mcp_elicit.client.connection import unpooled_http_client
 from mcp_elicit.client.handler import ElicitationHandler, asking_of
 from mcp_elicit.client.required_links import call_after_links
 from mcp_elicit.client.steps import ElicitationRefused
 
-try:
+with needs_extra("fastmcp", "fastmcp"):
     from fastmcp import Client
     from fastmcp.client.elicitation import ElicitResult
     from fastmcp.client.transports import StdioTransport, StreamableHttpTransport, infer_transport
     from fastmcp.client.transports.base import ClientTransport
     from fastmcp.utilities.timeout import normalize_timeout_to_seconds
-except ModuleNotFoundError as missing:  # pragma: no cover - the extra is in the dev group
-    if missing.name is None or not missing.name.startswith("fastmcp"):
-        raise
-    raise ModuleNotFoundError(
-        "fastmcp is not installed: pip install 'mcp-elicit[fastmcp]'", name="fastmcp"
-    ) from missing
 
 logger = logging.getLogger(__name__)
 

@@ -31,19 +31,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
+from mcp_elicit._extras import needs_extra
 from mcp_elicit.client.handler import ElicitationHandler
 from mcp_elicit.integrations.fastmcp import ElicitingFastMCPClient
 
-try:
+with needs_extra("pydantic_ai", "pydantic-ai", shown="pydantic-ai"):
     from pydantic_ai.mcp import MCPToolset
     from pydantic_ai.mcp import _build_message_handler as _toolset_message_handler
     from pydantic_ai.tools import AgentDepsT
-except ModuleNotFoundError as missing:  # pragma: no cover - the extra is in the dev group
-    if missing.name is None or not missing.name.startswith("pydantic_ai"):
-        raise
-    raise ModuleNotFoundError(
-        "pydantic-ai is not installed: pip install 'mcp-elicit[pydantic-ai]'", name="pydantic_ai"
-    ) from missing
 
 
 class ElicitingMCPToolset(MCPToolset[AgentDepsT]):

@@ -37,6 +37,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_elicit import _sdk
+from mcp_elicit._extras import needs_extra
 from mcp_elicit.protocol.codes import ELICITATION_TRACK, INVALID_REQUEST
 from mcp_elicit.protocol.models import TrackParams
 from mcp_elicit.server.completions import Completions
@@ -284,17 +285,11 @@ def fastmcp_middleware(runtime: Runtime) -> Middleware:
 def fastmcp_middleware_type() -> type[Any]:
     """The class of :func:`fastmcp_middleware`, made on first use: its base is fastmcp's, and
     fastmcp (an optional extra) is imported only then."""
-    try:
+    with needs_extra("fastmcp", "fastmcp"):
         from fastmcp.exceptions import ToolError
         from fastmcp.server.middleware import CallNext as ToolCallNext
         from fastmcp.server.middleware import Middleware, MiddlewareContext
         from fastmcp.tools.base import InputRequiredToolResult, ToolResult
-    except ModuleNotFoundError as missing:
-        if (missing.name or "").split(".")[0] != "fastmcp":
-            raise
-        raise ModuleNotFoundError(
-            "fastmcp is not installed: pip install 'mcp-elicit[fastmcp]'", name="fastmcp"
-        ) from None
 
     class FastMCPElicitation(Middleware):
         def __init__(self, runtime: Runtime) -> None:
