@@ -47,12 +47,7 @@ def quick_start(tmp_path: Path, *, record: Path | None = None) -> StdioTransport
     if record is None:
         command, args = sys.executable, [script]
     else:
-        sent, received = record / "sent", record / "received"
-        pipeline = (
-            f"tee {shlex.quote(str(sent))} | {shlex.quote(sys.executable)} "
-            f"{shlex.quote(script)} | tee {shlex.quote(str(received))}"
-        )
-        command, args = "/bin/sh", ["-c", pipeline]
+        command, args = recorded_command(script, record)
     return StdioTransport(
         command, args, env=_env(tmp_path / "state"), cwd=str(tmp_path), keep_alive=False
     )
@@ -129,3 +124,22 @@ def handler_for(
         renderer, opener=opener if opener is not None else Opener(), audit=AuditLog(log), **options
     )
     return handler, log
+
+
+def recorded_command(script: str, record: Path) -> tuple[str, list[str]]:
+    """``script`` run by Python with every byte to and from it copied by ``tee`` into
+    ``record/sent.<pid>`` and ``record/received.<pid>``: a pair of files per process, as a
+    gateway may start the server several times (a session each), and two ``tee`` writing one
+    file would mix their lines."""
+    folder = shlex.quote(str(record))
+    pipeline = (
+        f"tee {folder}/sent.$$ | {shlex.quote(sys.executable)} {shlex.quote(script)} "
+        f"| tee {folder}/received.$$"
+    )
+    return "/bin/sh", ["-c", pipeline]
+
+
+def recorded(record: Path, direction: str) -> list[bytes]:
+    """What each process :func:`recorded_command` started was sent (``"sent"``) or answered
+    (``"received"``): one file's bytes each."""
+    return [path.read_bytes() for path in sorted(record.glob(f"{direction}.*"))]

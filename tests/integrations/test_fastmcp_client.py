@@ -31,6 +31,7 @@ from tests.integrations.fastmcp_support import (
     audit_events,
     handler_for,
     quick_start,
+    recorded,
     secret_server,
     text_of,
     type_on_page,
@@ -113,7 +114,7 @@ async def test_the_secret_typed_on_the_hosted_page_reaches_the_tool_not_the_clie
     assert event["mode"] == "url" and event["outcome"] == "accept"
     assert event["url_verdict"] == "warn"
     # Everything the client sent and received, byte for byte: the key is not in it.
-    wire = (record / "sent").read_bytes() + (record / "received").read_bytes()
+    wire = b"".join(recorded(record, "sent") + recorded(record, "received"))
     assert b"connect_weather" in wire and secret.encode() not in wire
     assert secret not in log.getvalue() + repr(renderer.prompts) + repr(renderer.notices)
 

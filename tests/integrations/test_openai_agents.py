@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -52,13 +50,18 @@ from mcp_elicit.client.prompts import Decision, FormPrompt
 from mcp_elicit.gateway import Gateway
 from tests import markers
 from tests.gateway.asking_support import GatewayPerson
-from tests.integrations.fastmcp_support import KEY, type_on_page
+from tests.integrations.fastmcp_support import (
+    KEY,
+    STAY,
+    recorded,
+    recorded_command,
+    type_on_page,
+)
 from tests.paths import EXAMPLES
 from tests.server_support import Person, connect, serve_on_loopback, text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-STAY = {"guest": "Ada", "arrival": "2026-12-01", "nights": 2}
 RAISED = 300.0  # what the docs tell a host to give client_session_timeout_seconds
 
 
@@ -126,27 +129,17 @@ class CallsOnce(Model):
 
 
 def quick_start(tmp_path: Path) -> StdioServerParameters:
-    """The README quick start's server over stdio, every byte to and from it copied by ``tee``
-    into ``tmp_path / "sent"`` and ``"received"``."""
+    """The README quick start's server over stdio, every byte to and from each process of it
+    copied by ``tee`` into ``tmp_path`` (:func:`recorded_command`)."""
     markers.require("slow")
-    script, sent, received = (
-        EXAMPLES / "server_quickstart.py",
-        tmp_path / "sent",
-        tmp_path / "received",
-    )
-    pipeline = (
-        f"tee {shlex.quote(str(sent))} | {shlex.quote(sys.executable)} "
-        f"{shlex.quote(str(script))} | tee {shlex.quote(str(received))}"
-    )
+    command, args = recorded_command(str(EXAMPLES / "server_quickstart.py"), tmp_path)
     env = dict(
         os.environ,
         XDG_STATE_HOME=str(tmp_path / "state"),
         MCP_ELICIT_KEY=KEY,
         PYTHONUNBUFFERED="1",
     )
-    return StdioServerParameters(
-        command="/bin/sh", args=["-c", pipeline], env=env, cwd=str(tmp_path)
-    )
+    return StdioServerParameters(command=command, args=args, env=env, cwd=str(tmp_path))
 
 
 @asynccontextmanager
@@ -173,8 +166,8 @@ def hotel(url: str, timeout: float | None = RAISED) -> MCPServerStreamableHttp:
 
 
 def wire(tmp_path: Path) -> list[dict[str, Any]]:
-    """The JSON-RPC messages the gateway sent the upstream, in order."""
-    lines = (tmp_path / "sent").read_text().splitlines()
+    """The JSON-RPC messages the gateway sent the upstream, each process's in order."""
+    lines = b"".join(recorded(tmp_path, "sent")).decode().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -200,18 +193,22 @@ async def test_the_form_is_answered_and_the_result_reaches_the_agent(
 
 def upstream_view(tmp_path: Path) -> list[tuple[str, Any]]:
     """What the upstream learns of its client: the capabilities declared, the calls (their
-    ``requestState`` aside) and the answers, in order, without ids or listings."""
-    seen: list[tuple[str, Any]] = []
+    ``requestState`` aside) and the answers, without ids or listings; each once, in a fixed
+    order, whichever of the server's processes (a gateway starts one per session) saw it."""
+    seen: dict[str, tuple[str, Any]] = {}
     for message in wire(tmp_path):
         method = message.get("method")
         if method == "initialize":
-            seen.append(("declared", message["params"]["capabilities"]))
+            item: tuple[str, Any] = ("declared", message["params"]["capabilities"])
         elif method == "tools/call":
             params = {k: v for k, v in message["params"].items() if k != "requestState"}
-            seen.append(("call", params))
+            item = ("call", params)
         elif "result" in message:
-            seen.append(("answer", message["result"]))
-    return seen
+            item = ("answer", message["result"])
+        else:
+            continue
+        seen[json.dumps(item, sort_keys=True)] = item
+    return [seen[key] for key in sorted(seen)]
 
 
 @pytest.mark.parametrize("upstream_protocol", ["2025-11-25", "2026-07-28"])
@@ -278,7 +275,8 @@ async def test_the_secret_is_typed_on_the_servers_page_and_never_reaches_the_age
     assert key not in json.dumps(model.inputs, default=str)
     assert key not in json.dumps([item.to_input_item() for item in result.new_items], default=str)
     assert key not in str(person.screen)
-    upstream_bytes = (tmp_path / "sent").read_text() + (tmp_path / "received").read_text()
+    upstream = b"".join(recorded(tmp_path, "sent") + recorded(tmp_path, "received"))
+    upstream_bytes = upstream.decode()
     assert page in upstream_bytes and key not in upstream_bytes
 
 
