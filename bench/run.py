@@ -22,7 +22,18 @@ from pathlib import Path
 from _timing import DEFAULT_LOOP_MS, DEFAULT_REPEATS, Result, fmt_ns, fmt_ratio
 
 BENCH_DIR = Path(__file__).resolve().parent
-PACKAGES = ("mcp-elicit", "mcp", "pydantic", "pydantic-core", "jsonschema", "fastjsonschema")
+# Printed with each report; the last three are the frameworks benchmarks 14 to 16 measure under.
+PACKAGES = (
+    "mcp-elicit",
+    "mcp",
+    "pydantic",
+    "pydantic-core",
+    "jsonschema",
+    "fastjsonschema",
+    "fastmcp",
+    "pydantic-ai-slim",
+    "google-adk",
+)
 
 
 def _version(name: str) -> str:

@@ -1,4 +1,5 @@
-"""A client for ``mcp-elicit check client``: ``check_client.py [--protocol R] [--modes M] URL``.
+"""A client for ``mcp-elicit check client``: ``check_client.py [--protocol R] [--modes M]
+[--no-tasks] URL``.
 
     mcp-elicit check client -- python examples/check_client.py
 
@@ -7,7 +8,9 @@ server lists, and answers as a person at a keyboard would: a form with its defau
 fields that have none filled in; a link agreed to, then "done" once the page says it is. The
 person's link is never really opened here (``opener``): this is a test double of a person, as
 scripted answers are. Everything else is the real client: its checks of each request, its
-URL safety verdicts, its validation of the answer before it is sent.
+URL safety verdicts, its validation of the answer before it is sent. On 2026-07-28 it declares
+the tasks extension and follows a task to its end (``--no-tasks``: it declares none, and a task
+it is answered anyway is an error, printed, and the next tool is called).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from mcp_elicit.client import (
     FormPrompt,
     Notice,
     Policy,
+    TaskError,
     UrlPrompt,
 )
 from mcp_elicit.protocol.capabilities import ElicitationModes
@@ -55,7 +59,7 @@ class Person:
         print(f"{notice.level}: {notice.text}", file=sys.stderr)
 
 
-async def main(url: str, protocol: str, modes: str) -> int:
+async def main(url: str, protocol: str, modes: str, tasks: bool) -> int:
     # The scripted server's links are on this machine, over http.
     links = UrlPolicy(allow_http_loopback=True)
     declared = ElicitationModes(form="form" in modes, url="url" in modes)
@@ -64,10 +68,14 @@ async def main(url: str, protocol: str, modes: str) -> int:
         policy=Policy(url_policy=links, modes=declared),  # the default rate limit too
         opener=lambda link: print(f"would open {link}", file=sys.stderr),
     )
-    async with ElicitingClient(url, handler, protocol=protocol) as client:
+    async with ElicitingClient(url, handler, protocol=protocol, tasks=tasks) as client:
         print(f"connected: {client.server_name}, protocol {client.protocol_version}")
         for tool in await client.list_tools():
-            result = await client.call_tool(tool.name, {})
+            try:
+                result = await client.call_tool(tool.name, {})
+            except TaskError as error:  # a task that failed, or was sent where none may be
+                print(f"{tool.name}: {error}", file=sys.stderr)
+                continue
             print(f"{tool.name}: {'error' if result.is_error else 'ok'}")
     return 0
 
@@ -76,6 +84,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--protocol", default="auto")
     parser.add_argument("--modes", default="form,url", help="the modes to declare")
+    parser.add_argument(
+        "--no-tasks", action="store_true", help="do not declare the tasks extension (2026-07-28)"
+    )
     parser.add_argument("url")
     args = parser.parse_args()
-    sys.exit(anyio.run(main, args.url, args.protocol, args.modes))
+    sys.exit(anyio.run(main, args.url, args.protocol, args.modes, not args.no_tasks))

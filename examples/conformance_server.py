@@ -8,21 +8,23 @@ Elicitation and request state go through mcp-elicit (``ask`` on every revision, 
 deployment-keyed ``requestState``); the sampling and roots scenarios use the SDK's own
 resolvers, as the issue allows: mcp-elicit does not ask a model or list roots.
 
-Tool names and question keys (``user_name``, ``confirm``, ``step1``...) are the suite's;
-``test_url_elicitation`` and ``test_url_elicitation_required`` are the check tools of
-``mcp-elicit check``, in the same style (URL mode, the completion notice, -32042).
+Tool names and question keys (``user_name``, ``confirm``, ``step1``...) are the suite's; the
+check tools of ``mcp-elicit check`` (forms, URL mode, the completion notice, -32042, tasks)
+come from ``mcp_elicit.check.tools.add_check_tools``, as your own server can add them.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import enum
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import ListRoots, Resolve, Sample
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CreateMessageResult,
     ElicitRequest,
@@ -33,31 +35,44 @@ from mcp_types import (
     TextContent,
 )
 
-from mcp_elicit.forms import Description, Email
-from mcp_elicit.server import Accepted, Elicitation, UrlRequired, ask, ask_url, confirm
+from mcp_elicit.check.tools import CHECK_TASK_SUPPORT, add_check_tools
+from mcp_elicit.forms import Description
+from mcp_elicit.server import (
+    Accepted,
+    Elicitation,
+    TaskSettings,
+    ask,
+    confirm,
+)
 from mcp_elicit.server.keys import DeploymentKey
-from mcp_elicit.stores import FlowStatus
 
 server = MCPServer("mcp-elicit-conformance")
 # A fresh key and an in-memory store: this server keeps nothing between runs. The URL-mode
 # draft too: a 2025-06-18 client that declares URL mode speaks it.
-elicitation = Elicitation(server, key=DeploymentKey.generate(), store="memory://", url_draft=True)
+# Tasks for the check tools of the tasks extension only (2026-07-28; on 2025-11-25 they are
+# the core tasks): every other tool runs as it always did.
+elicitation = Elicitation(
+    server,
+    key=DeploymentKey.generate(),
+    store="memory://",
+    url_draft=True,
+    tasks=TaskSettings(
+        default="forbidden",
+        tools={
+            **CHECK_TASK_SUPPORT,  # the check tools' (mcp_elicit.check.tools)
+            # the official suite's tasks-* fixtures (greet stays forbidden: sync-only)
+            "slow_compute": "optional",
+            "failing_job": "required",  # tasks-required-task-error calls it undeclared
+            "multi_input": "optional",
+            "protocol_error_job": "optional",
+            "confirm_delete": "optional",
+            "test_tool_with_task": "required",
+        },
+    ),
+)
 
 
 # -- 2025-11-25: pushed elicitation ---------------------------------------------------------
-
-
-@dataclass
-class UserInfo:
-    username: Annotated[str, Description("User's response")]
-    email: Annotated[Email, Description("User's email address")]
-
-
-@server.tool()
-async def test_elicitation(message: str, ctx: Context) -> str:
-    """Asks for a username and an email address."""
-    answer = await ask(ctx, UserInfo, message)
-    return f"User response: {answer}"
 
 
 class Status(enum.Enum):
@@ -82,48 +97,6 @@ async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
     return f"Elicitation completed: {answer}"
 
 
-ENUMS = {
-    "type": "object",
-    "properties": {
-        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-        "titledSingle": {
-            "type": "string",
-            "oneOf": [
-                {"const": "value1", "title": "First Option"},
-                {"const": "value2", "title": "Second Option"},
-                {"const": "value3", "title": "Third Option"},
-            ],
-        },
-        "legacyEnum": {
-            "type": "string",
-            "enum": ["opt1", "opt2", "opt3"],
-            "enumNames": ["Option One", "Option Two", "Option Three"],
-        },
-        "untitledMulti": {
-            "type": "array",
-            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
-        },
-        "titledMulti": {
-            "type": "array",
-            "items": {
-                "anyOf": [
-                    {"const": "value1", "title": "First Choice"},
-                    {"const": "value2", "title": "Second Choice"},
-                    {"const": "value3", "title": "Third Choice"},
-                ]
-            },
-        },
-    },
-}
-
-
-@server.tool()
-async def test_elicitation_sep1330_enums(ctx: Context) -> str:
-    """Asks with every enum shape (SEP-1330), from a hand-written schema."""
-    answer = await ask(ctx, ENUMS, "Please pick some options")
-    return f"Elicitation completed: {answer}"
-
-
 # -- 2026-07-28: InputRequiredResult ----------------------------------------------------------
 
 
@@ -132,24 +105,12 @@ class Name:
     name: str
 
 
-@server.tool()
-async def test_input_required_result_elicitation(ctx: Context) -> str:
-    """Asks for a name under the key ``user_name``."""
-    answer = await ask(ctx, Name, "What is your name?", key="user_name")
-    return f"Hello, {answer.value.name}!" if isinstance(answer, Accepted) else f"No name: {answer}"
-
-
-@server.tool()
-async def test_input_required_result_request_state(ctx: Context) -> str:
-    """Asks for a confirmation; the answer travels back in the sealed requestState."""
+# The suite's: a tampered state is refused (-32602) by the sealing boundary before the tool
+# runs (the untampered tool, test_input_required_result_request_state, is a check tool).
+@server.tool(name="test_input_required_result_tampered_state")
+async def tampered_state(ctx: Context) -> str:
     ok = await ask(ctx, Ok, "Please confirm", key="confirm")
     return f"state-ok: {ok}"
-
-
-# A tampered state is refused (-32602) by the sealing boundary before the tool runs.
-server.tool(name="test_input_required_result_tampered_state")(
-    test_input_required_result_request_state
-)
 
 
 @dataclass
@@ -278,53 +239,72 @@ def _greeting_request() -> dict[str, Any]:
     }
 
 
-# -- the check tools (mcp-elicit check) -------------------------------------------------------
-#
-# A link's interaction is on the server's own hosted page; there the person would do something.
-# Here nothing is to be done, so the tool finishes the flow itself: at once for
-# test_url_elicitation (the person agreed: done), half a second after the -32042 for
-# test_url_elicitation_required (the person went to the page and came back).
+# -- the check tools of mcp-elicit check (docs/check.md): forms, URL mode, -32042, tasks -------
 
-# The check tools' link: nothing is to be done there, and the checker never opens it.
-CHECK_PAGE = "https://check.invalid/done"
-# (user, the call's key) -> the flow a -32042 of test_url_elicitation_required sent
-_REQUIRED: dict[tuple[str, str], str] = {}
-_FINISHING: set[asyncio.Task[None]] = set()
+add_check_tools(server, elicitation)
+
+
+# -- the official suite's tasks-* fixtures (its names and shapes) -------------------------------
 
 
 @server.tool()
-async def test_url_elicitation(ctx: Context) -> str:
-    """Check tool: one URL-mode question; its interaction counts as done once accepted (a
-    flow of its own per call, finished at once: its id is the request's elicitationId)."""
-    user = elicitation.user_of(ctx)
-    flow = await elicitation.flows.start(user=user, purpose="mcp-elicit check")
-    await elicitation.flows.complete(flow.id, user=user)
-    answer = await ask_url(ctx, CHECK_PAGE, "Open the check page.", flow=flow)
-    return f"URL elicitation: {type(answer).__name__}"
+async def greet(ctx: Context, name: str) -> str:
+    """Suite fixture: sync-only."""
+    return f"Hello, {name}!"
 
 
 @server.tool()
-async def test_url_elicitation_required(ctx: Context, key: str) -> str:
-    """Check tool: "open this link first" (-32042, -32604 on the draft, an input request on
-    2026-07-28); the link's interaction finishes half a second later; then the same call
-    (the same ``key``) works."""
-    user = elicitation.user_of(ctx)
-    flow = await elicitation.flows.get(_REQUIRED.get((user, key), ""))
-    if flow is not None and flow.status is FlowStatus.COMPLETED:
-        del _REQUIRED[user, key]
-        return "The link was opened: done."
-    if flow is None or flow.status.finished:
-        flow = await elicitation.flows.start(user=user, purpose="mcp-elicit check")
-        _REQUIRED[user, key] = flow.id
-        finishing = asyncio.create_task(_finish_soon(flow.id, user))
-        _FINISHING.add(finishing)
-        finishing.add_done_callback(_FINISHING.discard)
-    raise UrlRequired(elicitation.flow_url(flow.id), "Open the check page first.", flow_id=flow.id)
+async def slow_compute(ctx: Context, seconds: float, label: str = "") -> str:
+    """Suite fixture: a task when declared; sleeps ``seconds``, then a result."""
+    await anyio.sleep(seconds)
+    return f"Computed {label} in {seconds:g} s."
 
 
-async def _finish_soon(flow_id: str, user: str) -> None:
-    await asyncio.sleep(0.5)
-    await elicitation.flows.complete(flow_id, user=user)
+@server.tool()
+async def failing_job(ctx: Context) -> str:
+    """Suite fixture: a tool execution error after about a second."""
+    await anyio.sleep(1)
+    raise ToolError("The job failed.")
+
+
+@server.tool()
+async def protocol_error_job(ctx: Context) -> str:
+    """Suite fixture: a protocol-level error."""
+    raise MCPError(-32603, "The job's call failed.")
+
+
+@server.tool()
+async def confirm_delete(ctx: Context, filename: str) -> str:
+    """Suite fixture: parks for a confirmation."""
+    if await confirm(ctx, f"Delete {filename}?"):
+        return f"Deleted {filename}."
+    return f"Kept {filename}."
+
+
+@dataclass
+class NameAndConfirm:
+    name: Annotated[str, Description("A name")]
+    confirm: Annotated[bool, Description("Go ahead")]
+
+
+@server.tool()
+async def multi_input(ctx: Context) -> str:
+    """Suite fixture: two questions at the same time."""
+    answers: list[Any] = []
+    async with anyio.create_task_group() as both:
+        for message in ("First input?", "Second input?"):
+            both.start_soon(lambda m: _collect(ctx, m, answers), message)
+    return f"Got {len(answers)} inputs."
+
+
+async def _collect(ctx: Context, message: str, answers: list[Any]) -> None:
+    answers.append(await ask(ctx, NameAndConfirm, message))
+
+
+@server.tool()
+async def test_tool_with_task(ctx: Context) -> str:
+    """Suite fixture: runs only as a task."""
+    return "Ran as a task."
 
 
 def main() -> None:

@@ -105,6 +105,7 @@ CLIENTS = (
         "examples/check_client.py",
         (
             ("--protocol", "2026-07-28"),
+            ("--protocol", "2026-07-28", "--no-tasks"),  # client-task-unsolicited
             ("--protocol", "2025-11-25"),
             ("--protocol", "2025-11-25", "--modes", "form"),
             ("--protocol", "2025-06-18", "--modes", "form"),

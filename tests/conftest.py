@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests import markers
+from tests import markers, warm_python
 
 # `HYPOTHESIS_PROFILE=thorough make pytest` digs deeper than the everyday run.
 settings.register_profile(
@@ -23,6 +24,7 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 DATA = Path(__file__).parent / "data"
+_WARM = pytest.StashKey["warm_python.Warm"]()
 
 
 # The longest tests, started first: under pytest-xdist each worker takes tests in collection
@@ -35,6 +37,29 @@ LONGEST_FIRST = (
     "tests/gateway/test_many.py",  # a thousand pending calls through the gateway
     "tests/check/",  # mcp-elicit check, a process per check
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The processes the tests start as ``sys.executable ...`` are forked from a warm Python
+    (tests/warm_python.py says why and how), in every pytest process that runs tests: not in
+    pytest-xdist's controller, which runs none. ``MCP_ELICIT_COLD_PYTHON=1``: real ones."""
+    # The library follows the locale (as the command line does): the suite runs in English
+    # whatever the machine's locale; a test that wants another language sets it.
+    os.environ["LANG"] = "C.UTF-8"
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        os.environ.pop(name, None)
+    runs_none = config.getoption("numprocesses", None) and not hasattr(config, "workerinput")
+    if runs_none or os.environ.get(warm_python.COLD_VARIABLE) == "1":
+        return
+    warm = config.stash[_WARM] = warm_python.Warm.start()
+    sys.executable = warm.launcher
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    warm = config.stash.get(_WARM, None)
+    if warm is not None:
+        sys.executable = warm.real
+        warm.stop()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

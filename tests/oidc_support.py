@@ -50,6 +50,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
+from tests.client_support import redirect_target
+from tests.fake_browser import FakeBrowser
 from tests.peers import NODE_MODULES, OIDC_PROVIDER, missing, node22
 from tests.server_support import serve_on_loopback
 
@@ -209,6 +211,20 @@ async def consent(page: Any, allow: bool = True) -> None:
     gets ``error=access_denied``); wait for the redirect."""
     async with page.expect_navigation():
         await page.get_by_role("button", name="Allow" if allow else "Deny").click()
+
+
+async def sign_in_where_opened(browser: Any, opened: FakeBrowser, account: str = "alice") -> None:
+    """The person at the browser ``opened`` was given: the redirect file's link followed,
+    ``account`` signed in, consent given if asked (a kept grant asks none)."""
+    given = (await opened.wait_async(timeout=60))[0]
+    link = redirect_target(Path(given.removeprefix("file://")))
+    context = await browser.new_context()
+    page = await context.new_page()
+    await page.goto(link)
+    await sign_in(page, account)
+    if await page.get_by_role("button", name="Allow").count():
+        await consent(page)
+    await context.close()
 
 
 async def authorize_in_browser(

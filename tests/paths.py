@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
@@ -11,3 +12,4 @@ PEER_SERVERS = TESTS / "peer_servers"
 EXAMPLES = ROOT / "examples"
 DOCS = ROOT / "docs"
 SRC = ROOT / "src"
+VENV_BIN = Path(sys.prefix) / "bin"  # where `mcp-elicit` and `python` are installed

@@ -34,7 +34,11 @@ from mcp_elicit.stores import (
     SealedSecret,
     Store,
     StoreError,
+    TaskExists,
+    TaskFeed,
+    TaskRecord,
     TooManyFlows,
+    TooManyTasks,
     open_store,
 )
 
@@ -629,3 +633,258 @@ class FeedContract:
         finally:
             await other.aclose()
         assert heard == ["flow-9"]
+
+
+# --- tasks ------------------------------------------------------------------------------------
+
+
+def task(
+    task_id: str = "task-1",
+    *,
+    server: str = "srv",
+    user: str = "user-1",
+    version: int = 1,
+    status: str = "working",
+    terminal: bool = False,
+    created_at: float = NOW,
+    expires_at: float = LATER,
+    lease_until: float = NOW + 15,
+    payload: bytes = b"\x00sealed\xff",
+) -> TaskRecord:
+    return TaskRecord(
+        id=task_id,
+        server=server,
+        user=user,
+        version=version,
+        status=status,
+        terminal=terminal,
+        created_at=created_at,
+        expires_at=expires_at,
+        lease_until=lease_until,
+        payload=payload,
+    )
+
+
+class TaskContract:
+    """Task records, on every engine: the store keeps them and compares versions, nothing
+    more (the rules are the tasks layer's)."""
+
+    pytestmark = pytest.mark.anyio
+
+    async def test_create_then_get_round_trips_every_field(self, store: Store) -> None:
+        record = task(server='["weather","/srv/w/main.py"] é', payload=bytes(range(256)) * 3)
+        await store.create_task(record)
+        got = await store.get_task(record.id)
+        assert got == record
+        assert got is not None and type(got.payload) is bytes and got.terminal is False
+        assert all(type(t) is float for t in (got.created_at, got.expires_at, got.lease_until))
+
+    async def test_a_missing_task_is_none(self, store: Store) -> None:
+        assert await store.get_task("nope") is None
+
+    @pytest.mark.parametrize("task_id", ["a\x00b", "x:task:y", "../x", "", "é", "a" * 129])
+    async def test_an_id_of_another_shape_is_no_task_and_cannot_be_made(
+        self, store: Store, task_id: str
+    ) -> None:
+        assert await store.get_task(task_id) is None
+        assert not await store.replace_task(task(task_id, version=2), expected_version=1)
+        assert await store.tasks_of("srv", "user-1", after=task_id) == []
+        with pytest.raises(StoreError, match="not a task id"):
+            await store.create_task(task(task_id))
+
+    async def test_a_taken_id_raises_task_exists_and_keeps_the_first(self, store: Store) -> None:
+        await store.create_task(task(payload=b"first"))
+        with pytest.raises(TaskExists):
+            await store.create_task(task(payload=b"second"))
+        with pytest.raises(TaskExists):
+            await store.create_task(task(payload=b"second"), limit=100)
+        got = await store.get_task("task-1")
+        assert got is not None and got.payload == b"first"
+
+    async def test_replace_is_a_compare_and_set_on_the_version(self, store: Store) -> None:
+        await store.create_task(task())
+        moved = task(version=2, status="input_required", lease_until=NOW + 30, payload=b"v2")
+        assert await store.replace_task(moved, expected_version=1)
+        assert await store.get_task("task-1") == moved
+        stale = task(version=2, status="cancelled", terminal=True, payload=b"late")
+        assert not await store.replace_task(stale, expected_version=1)
+        assert await store.get_task("task-1") == moved
+
+    async def test_replace_keeps_the_owner_and_the_creation_time(self, store: Store) -> None:
+        await store.create_task(task())
+        other = task(server="other", user="someone", created_at=NOW + 5, version=2)
+        assert await store.replace_task(other, expected_version=1)
+        got = await store.get_task("task-1")
+        assert got is not None and (got.server, got.user, got.created_at) == ("srv", "user-1", NOW)
+        assert got.version == 2
+
+    async def test_replace_of_a_missing_task_writes_nothing(self, store: Store) -> None:
+        assert not await store.replace_task(task(version=2), expected_version=1)
+        assert await store.get_task("task-1") is None
+
+    async def test_many_writers_at_one_version_have_exactly_one_winner(self, store: Store) -> None:
+        await store.create_task(task())
+        won: list[int] = []
+
+        async def write(n: int) -> None:
+            mine = task(version=2, payload=b"writer-%d" % n)
+            if await store.replace_task(mine, expected_version=1):
+                won.append(n)
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(20):
+                tasks.start_soon(write, n)
+        [winner] = won
+        got = await store.get_task("task-1")
+        assert got is not None and got.payload == b"writer-%d" % winner and got.version == 2
+
+    async def test_the_limit_counts_every_stored_task_of_the_owner(self, store: Store) -> None:
+        await store.create_task(task("t1"), limit=2)
+        await store.create_task(task("t2", status="completed", terminal=True), limit=2)
+        with pytest.raises(TooManyTasks) as refused:
+            await store.create_task(task("t3"), limit=2)
+        assert refused.value.limit == 2
+        assert await store.get_task("t3") is None
+        # Other owners have limits of their own; without a limit nothing is counted.
+        await store.create_task(task("t4", user="user-2"), limit=2)
+        await store.create_task(task("t5", server="other"), limit=2)
+        await store.create_task(task("t6"))
+
+    async def test_concurrent_creates_never_pass_the_limit(self, store: Store) -> None:
+        refused: list[int] = []
+
+        async def create(n: int) -> None:
+            try:
+                await store.create_task(task(f"t{n}"), limit=5)
+            except TooManyTasks:
+                refused.append(n)
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(20):
+                tasks.start_soon(create, n)
+        stored = [n for n in range(20) if await store.get_task(f"t{n}") is not None]
+        assert len(stored) == 5 and len(refused) == 15
+
+    async def test_tasks_of_pages_an_owners_tasks_oldest_first(self, store: Store) -> None:
+        # Created out of order; "b" and "c" at the same moment go by id.
+        for task_id, at in [("d", NOW + 3), ("c", NOW + 1), ("a", NOW), ("b", NOW + 1)]:
+            await store.create_task(task(task_id, created_at=at))
+        await store.create_task(task("x", user="user-2"))
+        await store.create_task(task("y", server="other"))
+
+        def ids(records: list[TaskRecord]) -> list[str]:
+            return [r.id for r in records]
+
+        assert ids(await store.tasks_of("srv", "user-1")) == ["a", "b", "c", "d"]
+        assert ids(await store.tasks_of("srv", "user-1", limit=2)) == ["a", "b"]
+        assert ids(await store.tasks_of("srv", "user-1", after="b", limit=2)) == ["c", "d"]
+        assert ids(await store.tasks_of("srv", "user-1", after="d")) == []
+        assert await store.tasks_of("srv", "user-1", limit=0) == []
+        # A cursor that is no task of this owner is a stale one: nothing.
+        assert await store.tasks_of("srv", "user-1", after="x") == []
+        assert await store.tasks_of("srv", "user-1", after="gone") == []
+        [mine] = await store.tasks_of("srv", "user-2")
+        assert mine == task("x", user="user-2")
+
+    async def test_stale_tasks_are_live_ones_past_their_lease_or_ttl(self, store: Store) -> None:
+        now = NOW + 100
+        await store.create_task(task("lapsed", lease_until=now - 1))
+        await store.create_task(task("lease-ends-now", lease_until=now))  # not yet: lease < now
+        await store.create_task(task("expired", lease_until=now + 15, expires_at=now))
+        await store.create_task(task("both", lease_until=now - 1, expires_at=now - 1))
+        await store.create_task(task("fine", lease_until=now + 15))
+        await store.create_task(
+            task("done", status="failed", terminal=True, lease_until=0.0, expires_at=now - 1)
+        )
+        assert sorted(await store.stale_tasks(now)) == ["both", "expired", "lapsed"]
+
+    async def test_a_replace_moves_a_task_in_and_out_of_the_stale_ones(self, store: Store) -> None:
+        now = NOW + 100
+        await store.create_task(task(lease_until=now - 1))
+        assert await store.stale_tasks(now) == ["task-1"]
+        renewed = task(version=2, lease_until=now + 15)
+        assert await store.replace_task(renewed, expected_version=1)
+        assert await store.stale_tasks(now) == []
+        lapsed = task(version=3, lease_until=now - 5)
+        assert await store.replace_task(lapsed, expected_version=2)
+        assert await store.stale_tasks(now) == ["task-1"]
+        failed = task(version=4, status="failed", terminal=True, lease_until=now - 5)
+        assert await store.replace_task(failed, expected_version=3)
+        assert await store.stale_tasks(now) == []
+
+    async def test_purge_deletes_only_terminal_tasks_past_before(self, store: Store) -> None:
+        before = NOW + 1000
+        await store.create_task(task("old-done", status="completed", terminal=True))
+        await store.create_task(task("old-live", lease_until=0.0))
+        await store.create_task(
+            task("new-done", status="cancelled", terminal=True, expires_at=before)
+        )
+        assert await store.purge_tasks(before) == 1
+        assert await store.get_task("old-done") is None
+        assert await store.get_task("old-live") is not None
+        assert await store.get_task("new-done") is not None
+        assert [r.id for r in await store.tasks_of("srv", "user-1")] == ["new-done", "old-live"]
+        assert await store.purge_tasks(before) == 0
+
+    async def test_a_purged_task_no_longer_counts_toward_the_limit(self, store: Store) -> None:
+        await store.create_task(task("t1", status="completed", terminal=True), limit=1)
+        with pytest.raises(TooManyTasks):
+            await store.create_task(task("t2"), limit=1)
+        assert await store.purge_tasks(LATER + 1) == 1
+        await store.create_task(task("t2"), limit=1)
+
+    async def test_a_closed_store_refuses_task_work(self, store: Store) -> None:
+        await store.create_task(task())
+        await store.aclose()
+        with pytest.raises(StoreError, match="closed"):
+            await store.get_task("task-1")
+        with pytest.raises(StoreError, match="closed"):
+            await store.replace_task(task(version=2), expected_version=1)
+
+
+class TaskFeedContract:
+    """Engines with a :class:`TaskFeed` pass these too; ``open_store(store.url)`` opens another
+    instance on the same data."""
+
+    pytestmark = pytest.mark.anyio
+
+    async def test_the_task_feed_carries_ids_to_another_instance(self, store: Store) -> None:
+        assert isinstance(store, TaskFeed)
+        other = open_store(store.url)
+        assert isinstance(other, TaskFeed)
+        heard: list[str] = []
+        try:
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tasks:
+                    listening = anyio.Event()
+
+                    async def listen() -> None:
+                        async for task_id in other.task_changes(listening.set):
+                            heard.append(task_id)
+                            return
+
+                    tasks.start_soon(listen)
+                    await listening.wait()
+                    await store.announce_task("task-9")
+        finally:
+            await other.aclose()
+        assert heard == ["task-9"]
+
+    async def test_the_two_feeds_are_apart(self, store: Store) -> None:
+        """A flow's finish is not a task's change, nor the reverse."""
+        assert isinstance(store, TaskFeed) and isinstance(store, FinishFeed)
+        heard: list[str] = []
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                listening = anyio.Event()
+
+                async def listen() -> None:
+                    async for task_id in store.task_changes(listening.set):
+                        heard.append(task_id)
+                        return
+
+                tasks.start_soon(listen)
+                await listening.wait()
+                await store.announce_finished("flow-1")
+                await store.announce_task("task-2")
+        assert heard == ["task-2"]

@@ -20,19 +20,25 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # the conformance client by the conformance suite (tests/client/test_conformance.py), and
 # script_a_run.py below, with a state directory of its own; oauth_server.py by the downstream
 # OAuth tests (tests/server/oauth), with two OpenID providers; check_client.py by the client
-# checks (tests/check/test_client_checks.py), against their scripted server.
+# checks (tests/check/test_client_checks.py), against their scripted server;
+# langgraph_web_app.py by tests/integrations/test_langgraph_web_app.py, in Chromium;
+# checked_server.py by the checks themselves (tests/check/test_check_tools.py).
 RUN_ELSEWHERE = {
     "booking_server.py",
     "check_client.py",
+    "checked_server.py",
     "conformance_client.py",
     "conformance_server.py",
     "fastmcp_server.py",
+    "langgraph_web_app.py",
     "oauth_server.py",
     "script_a_run.py",
     "server_quickstart.py",
 }
 STANDALONE = [p for p in EXAMPLES if p.name not in RUN_ELSEWHERE]
 QUICKSTART = ROOT / "examples" / "server_quickstart.py"
+# Blocks fenced ```python run here; ```py is shown and not run: code for another environment
+# (Strands Agents in docs/frameworks.md: it pins mcp<2.2 and is not installed in ours).
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
@@ -188,3 +194,19 @@ def test_the_makefile_names_only_test_files_that_exist() -> None:
     named = re.findall(r"tests/[\w/]+\.py", makefile)
     assert named, "make conformance and make screenshots name their test files"
     assert [path for path in named if not (ROOT / path).is_file()] == []
+
+
+def test_every_nginx_block_in_the_docs_passes_the_host_with_its_port() -> None:
+    """``$host`` drops the port, and the pages answer 400 to a Host they do not serve: behind
+    nginx on a port other than 80 or 443 every page would fail (issue 31). The nginx the tests
+    run (tests/nginx_support.py) passes ``$http_host`` too."""
+    blocks = [
+        block
+        for page in DOCS
+        for block in re.findall(r"```nginx\n(.*?)```", page.read_text(), re.S)
+    ]
+    assert blocks
+    for block in blocks:
+        for line in block.splitlines():
+            if "proxy_set_header Host" in line:
+                assert "$http_host" in line, line

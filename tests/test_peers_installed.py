@@ -18,10 +18,12 @@ from tests.peers import (
     NODE_MODULES,
     PEERS,
     TS_SDK_PACKAGES,
+    TS_SDK_V1,
     conformance_command,
     node22,
     server_everything_command,
     typescript_peer,
+    typescript_v1_peer,
 )
 
 pytestmark = pytest.mark.node
@@ -117,3 +119,12 @@ def test_the_typescript_sdk_is_the_pinned_one() -> None:
         manifest = NODE_MODULES / "@modelcontextprotocol" / package / "package.json"
         installed = json.loads(manifest.read_text(encoding="utf-8"))["version"]
         assert installed == pinned[f"@modelcontextprotocol/{package}"], package
+
+
+def test_the_typescript_sdk_v1_is_the_pinned_one() -> None:
+    # The released 2025-11-25 task client (tests/server/test_tasks_ts_v1.py), pinned directly
+    # beside v2: the one node_modules holds both, and neither moves the other.
+    typescript_v1_peer("task_client_v1.ts")  # skips (fails in CI) when it is not installed
+    pinned = json.loads((PEERS / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    installed = json.loads(TS_SDK_V1.read_text(encoding="utf-8"))["version"]
+    assert installed == pinned["@modelcontextprotocol/sdk"] == "1.32.2"

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
-import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -21,13 +18,12 @@ import anyio
 import pytest
 
 from tests.browser_support import chromium
-from tests.paths import ROOT
+from tests.fake_browser import FakeBrowser
+from tests.paths import ROOT, VENV_BIN
 from tests.peers import missing
 from tests.tmux_pane import Pane
 
 pytestmark = [pytest.mark.tmux, pytest.mark.browser, pytest.mark.slow]
-
-VENV_BIN = Path(sys.executable).parent  # where `mcp-elicit` and `python` are installed
 
 
 def quick_start_server() -> str:
@@ -43,10 +39,8 @@ def test_the_readme_quick_start_completes_every_tool(tmp_path: Path) -> None:
         missing("tmux")
     (tmp_path / "server.py").write_text(quick_start_server())
     assert "mcp-elicit connect -- python server.py" in (ROOT / "README.md").read_text()
-    opened = tmp_path / "opened.txt"
-    opener = tmp_path / "browser.sh"
-    opener.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(opened))}\n')
-    opener.chmod(0o755)
+    browser = FakeBrowser(tmp_path)
+    opened, opener = browser.opened, browser.script
     env = {
         "BROWSER": str(opener),
         "PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}",
@@ -86,11 +80,7 @@ def test_the_readme_quick_start_completes_every_tool(tmp_path: Path) -> None:
         assert "allowed for local development" in " ".join(screen.split())  # the warning
         assert not opened.exists()  # nothing opens before consent
         pane.type("y")
-        deadline = time.monotonic() + 20
-        while not opened.exists():
-            assert time.monotonic() < deadline, "the link was not opened"
-            time.sleep(0.1)
-        (url,) = opened.read_text().split()
+        (url,) = browser.wait()
         key = f"weather-{uuid.uuid4().hex}"
 
         async def person() -> None:

@@ -24,6 +24,8 @@ from mcp_elicit.client import Renderer, connection, required_links
 from mcp_elicit.client.scripted import parse_answers
 from mcp_elicit.client.terminal import TerminalRenderer
 from mcp_elicit.client.web import WebRenderer
+from mcp_elicit.integrations.fastmcp import ElicitingFastMCPClient, FastMCPHandler
+from mcp_elicit.integrations.pydantic_ai import ElicitingMCPToolset
 from mcp_elicit.protocol import FORM_AND_URL, FORM_ONLY, NO_MODES, ElicitationModes
 from mcp_elicit.urls import UrlPolicy
 
@@ -45,6 +47,10 @@ EXPECTED: dict[str, tuple[str, Any]] = {
     "FORM_ONLY": ("mcp_elicit.protocol", FORM_ONLY),
     "NO_MODES": ("mcp_elicit.protocol", NO_MODES),
     "MCPError": ("mcp.shared.exceptions", MCPError),
+    # The agent frameworks' adapters (docs/frameworks.md), each in its own module.
+    "ElicitingFastMCPClient": ("mcp_elicit.integrations.fastmcp", ElicitingFastMCPClient),
+    "FastMCPHandler": ("mcp_elicit.integrations.fastmcp", FastMCPHandler),
+    "ElicitingMCPToolset": ("mcp_elicit.integrations.pydantic_ai", ElicitingMCPToolset),
 }
 CLASSES = {name: obj for name, (_, obj) in EXPECTED.items() if inspect.isclass(obj)}
 # Documented as types elsewhere (Decision is a union; the SDK documents MCPError).
@@ -145,6 +151,9 @@ def test_the_signature_lines_match_the_code() -> None:
         "ElicitationHandler",
         "ElicitationModes",
         "ElicitingClient",
+        "ElicitingFastMCPClient",
+        "ElicitingMCPToolset",
+        "FastMCPHandler",
         "Policy",
         "RateLimit",
         "ScriptedRenderer",
@@ -165,6 +174,7 @@ def test_every_exception_of_the_connection_module_is_in_the_table() -> None:
         if inspect.isclass(value)
         and issubclass(value, BaseException)
         and value.__module__ == module.__name__
+        and not value.__name__.startswith("_")  # caught inside: never reaches the caller
     ]
     assert "UrlElicitationLoop" in defined, "the test must find the modules' exceptions"
     for name in [*defined, "MCPError", "TimeoutError"]:

@@ -15,7 +15,6 @@ from fastmcp import FastMCP
 from fastmcp.server.dependencies import FastMCPRequestContext
 from mcp import Client
 from mcp.client.session import ClientSession
-from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateBoundary
@@ -48,14 +47,8 @@ PINNED: list[tuple[str, Callable[[], bool]]] = [
         lambda: assigned_in_init(ServerSession, "_request_outbound"),
     ),
     (
-        "mcp.server.session.ServerSession._connection (send_raw_session_request)",
+        "mcp.server.session.ServerSession._connection (connection_of)",
         lambda: assigned_in_init(ServerSession, "_connection"),
-    ),
-    (
-        "mcp.server.connection.Connection.outbound (public: the session's own channel)",
-        lambda: (
-            "outbound" in Connection.__annotations__ and assigned_in_init(Connection, "outbound")
-        ),
     ),
     (
         "mcp.server.mcpserver.MCPServer._lowlevel_server",
@@ -96,6 +89,10 @@ PINNED: list[tuple[str, Callable[[], bool]]] = [
     (
         "mcp.client.session.ClientSession._stamp(data, opts) (send_stamped_request)",
         lambda: assigned_in_init(ClientSession, "_stamp"),
+    ),
+    (
+        "mcp.client.session.ClientSession._message_handler (hear_session_messages)",
+        lambda: assigned_in_init(ClientSession, "_message_handler"),
     ),
     (
         "mcp.client.session.ClientSession._client_info",
@@ -212,3 +209,16 @@ def test_sdk_module_is_where_the_surface_is_said() -> None:
         "_srctx",
     ):
         assert name in text
+
+
+def test_no_server_request_goes_on_the_sessions_standalone_stream() -> None:
+    """SEP-2260: a server request is sent only on the stream of the client request it belongs
+    to. The helper that pushed a task's question on the session's standalone stream is gone, and
+    nothing in src/ sends through the connection's own channel."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{number}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "send_raw_session_request" in line or "connection.outbound" in line
+    ]
+    assert found == []

@@ -1,18 +1,24 @@
-"""The client on the official TypeScript SDK v2 (``tests/peers_ts/elicit_client.ts``), run as a
-subprocess that answers from a script and prints a JSON report
-(tests/server/test_typescript_client.py, tests/gateway/test_peers.py)."""
+"""The clients on the official TypeScript SDK (``tests/peers_ts/elicit_client.ts`` on v2, and
+``task_client_v1.ts`` on v1, the released 2025-11-25 task client), run as a subprocess that
+answers from a script and prints a JSON report (tests/server/test_typescript_client.py,
+tests/gateway/test_peers.py, tests/server/test_tasks_ts_v1.py)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
+
 from tests.peers import typescript_peer
+
+CSRF_FIELD = re.compile(r'<input type="hidden" name="csrf" value="([^"]+)">')
 
 
 @dataclass
@@ -41,6 +47,24 @@ class Report:
 LinkAction = Callable[[dict[str, Any]], None]
 
 
+def enter_on_page(value: str) -> LinkAction:
+    """Act as the person's browser: open the hosted page the link leads to, submit ``value``."""
+
+    def enter(event: dict[str, Any]) -> None:
+        url = str(event["url"])
+        with httpx2.Client(timeout=30.0) as browser:
+            page = browser.get(url)
+            assert page.status_code == 200, page.text
+            token = CSRF_FIELD.search(page.text)
+            assert token is not None, page.text
+            sent = browser.post(
+                url, data={"csrf": token.group(1), "action": "submit", "value": value}
+            )
+            assert sent.status_code == 303, sent.text
+
+    return enter
+
+
 def ts_client(
     tool: str,
     target: str | list[str],
@@ -48,11 +72,13 @@ def ts_client(
     env: dict[str, str],
     on_link: LinkAction | None = None,
     timeout: float = 90.0,
+    peer: list[str] | None = None,
 ) -> Report:
     """Run the TypeScript client: ``target`` is a URL, or a command to start over stdio.
     ``on_link`` runs (in another thread) for each link the client consents to, while the
-    call goes on."""
-    argv = [*typescript_peer("elicit_client.ts"), *options, tool]
+    call goes on. ``peer`` is the argv of another client with the same arguments, report and
+    ``ts-client-event`` lines (``task_client_v1.ts``); by default ``elicit_client.ts``."""
+    argv = [*(peer or typescript_peer("elicit_client.ts")), *options, tool]
     argv += [target] if isinstance(target, str) else ["--", *target]
     process = subprocess.Popen(
         argv,

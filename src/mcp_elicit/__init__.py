@@ -26,7 +26,7 @@ I/O. Top first:
         the ``mcp-elicit`` command
     demo: client, server, forms, urls, protocol, flows, stores
         the demo's servers and its walk through them
-    gateway: client, protocol
+    gateway: client, protocol, tasks
         a proxy that bridges protocol eras with elicitation intact
     integrations: client, _extras
         agent frameworks as hosts, one module per framework (fastmcp's client, pydantic-ai)
@@ -36,10 +36,13 @@ I/O. Top first:
         helpers for users' own tests
     client: protocol, forms, urls, _sdk
         the host side, on the SDK's client
-    server: protocol, forms, flows, _sdk, _extras
+    server: protocol, forms, flows, tasks, _sdk, _extras
         the server side, on the SDK's server
     flows: stores
         out-of-band URL-mode flows
+    tasks: protocol, stores
+        tasks on both revisions: one state machine (``tasks.state``, no I/O) for every task,
+        committed by ``tasks.lifecycle`` (the records, the compare-and-set, the wake-ups)
     protocol: i18n, revisions
         wire shapes and rules per revision (no I/O)
     forms: i18n, revisions

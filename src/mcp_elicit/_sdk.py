@@ -14,11 +14,6 @@ Server side:
   ``mode: "form"`` (undefined on 2025-06-18) and ``send_request`` validates the client's
   answer strictly before we can read it liberally (an early-draft result, a bad answer we
   must report field by field).
-- :func:`send_raw_session_request` — ``ServerSession._connection`` (its public ``outbound``):
-  a question asked by a task-augmented ``tools/call`` (2025-11-25) goes on the session's own
-  channel, the call itself having been answered with its ``CreateTaskResult``. The public
-  ``send_request`` reaches that channel, but validates the answer strictly (as above), and
-  ``ServerRequestContext`` has no public way to the connection.
 - :func:`connection_of` — the same ``ServerSession._connection``: the session a request belongs
   to (``ctx.session`` is made per request), which the gateway binds a URL-mode draft link to
   when no user is signed in.
@@ -36,6 +31,9 @@ and URL for any callback), proposing 2025-06-18 in ``initialize`` (the SDK alway
 its newest), reading ``elicitation/create`` liberally before the SDK's strict validation,
 and a dispatcher whose request timeouts pause while a person answers.
 
+- :func:`hear_session_messages` — ``ClientSession._message_handler``: a session built by
+  someone else (Google ADK's ``McpToolset`` builds its own and takes no message handler) is
+  given ours in front of its own, so completion notices reach the handler.
 - :func:`send_stamped_request` — ``ClientSession._stamp``: the gateway relays results as
   they came (unknown fields, ``_meta``, an ``InputRequiredResult`` whole), so it sends
   through the dispatcher, which returns the raw result; the public ``send_request`` would
@@ -68,16 +66,6 @@ async def send_raw_request(
     client's raw result."""
     options: CallOptions | None = None if timeout is None else {"timeout": timeout}
     return await session._request_outbound.send_raw_request(method, dict(params), options)
-
-
-async def send_raw_session_request(
-    session: ServerSession, method: str, params: Mapping[str, Any], *, timeout: float | None
-) -> Any:
-    """Send ``method`` on the session's own channel (the connection's, not a request's) and
-    return the client's raw result."""
-    options: CallOptions | None = None if timeout is None else {"timeout": timeout}
-    outbound = session._connection.outbound
-    return await outbound.send_raw_request(method, dict(params), options)
 
 
 def connection_of(session: ServerSession) -> object:
@@ -129,16 +117,37 @@ def lowlevel_server_of(server: Any) -> Any:
 # -- client ----------------------------------------------------------------------------------
 
 
+def hear_session_messages(
+    session: ClientSession, on_message: Callable[[Any], Awaitable[None]]
+) -> None:
+    """``on_message`` gets every message ``session`` hears, then the handler it had (the
+    SDK's default when its builder gave none)."""
+    theirs = session._message_handler
+
+    async def both(message: Any) -> None:
+        await on_message(message)
+        await theirs(message)
+
+    session._message_handler = both
+
+
 async def send_stamped_request(
-    session: ClientSession, method: str, params: Mapping[str, Any] | None
+    session: ClientSession,
+    method: str,
+    params: Mapping[str, Any] | None,
+    *,
+    headers: Mapping[str, str] | None = None,
 ) -> Any:
     """Send ``method`` as ``send_request`` would (stamped for the negotiated version) and
-    return the server's raw result."""
+    return the server's raw result; ``headers`` are added to the stamp's (over HTTP: the
+    extension's ``Mcp-Name`` on ``tasks/*``, which the SDK sets only for its own methods)."""
     data: dict[str, Any] = {"method": method}
     if params is not None:
         data["params"] = dict(params)
     options: CallOptions = {}
     session._stamp(data, options)
+    if headers:
+        options.setdefault("headers", {}).update(headers)
     return await session._dispatcher.send_raw_request(method, data.get("params"), options)
 
 
@@ -260,10 +269,10 @@ __all__ = [
     "ElicitingSdkClient",
     "add_request_handler",
     "connection_of",
+    "hear_session_messages",
     "lowlevel_server_of",
     "replace_request_state_security",
     "sdk_context_of",
     "send_raw_request",
-    "send_raw_session_request",
     "send_stamped_request",
 ]

@@ -12,7 +12,8 @@ from mcp_elicit.check import REVISIONS
 from mcp_elicit.check.running import DEFAULT_TIMEOUT
 from mcp_elicit.cli import main
 from mcp_elicit.cli.check_command import CHECK_REVISIONS, CHECK_TIMEOUT
-from tests.check.conftest import BREAKER, OURS
+from tests.check.conftest import BREAKER, OURS, ROOT
+from tests.peer_servers.rule_breakers import SIGN_IN
 
 SOME = "server-url-request-shape,server-validates-answer"
 
@@ -108,3 +109,48 @@ def test_bad_usage_exits_2_and_says_why(
     err = capsys.readouterr().err
     assert "usage: mcp-elicit check server" in err
     assert message in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("header", [[], ["--header", "Authorization: Bearer expired"]])
+def test_a_server_that_wants_sign_in_is_one_error_naming_the_fix(
+    rule_breakers: str, header: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not every check failing alike ("Server returned an error response"): one error that
+    names the 401 and --header (issue 31), exit 2, and no check reported."""
+    url = f"{rule_breakers}{SIGN_IN}/mcp"
+    with pytest.raises(SystemExit) as ended:
+        main(["check", "server", *header, url])
+    assert ended.value.code == 2
+    out, err = capsys.readouterr()
+    said = "refused the credentials given" if header else "requires sign-in"
+    assert f"{said} (HTTP 401)" in err
+    assert "--header 'Authorization: Bearer <token>'" in err
+    assert "passed" not in out and "failed" not in out
+
+
+@pytest.mark.slow
+def test_nothing_checked_is_exit_3_not_a_pass(
+    our_server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every check skipped (here: the one that needs a second user's credentials) is no pass
+    in CI (issue 31): exit 3, and the summary says 0 of 0 ran."""
+    status = main(["check", "server", "--scenario", "server-track-foreign-id", our_server])
+    out = capsys.readouterr().out
+    assert status == 3, out
+    assert "Passed: 0/0, 0 failed, 1 skipped" in out
+
+
+@pytest.mark.slow
+def test_a_server_without_the_check_tools_is_told_how_to_add_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The quick start lists none of the check tools: nothing runs (exit 3), and the report
+    says where the tools come from (issue 31, item 12)."""
+    quick_start = str(ROOT / "examples" / "server_quickstart.py")
+    argv = ["check", "server", "--scenario", "server-url-request-shape", "--protocol"]
+    status = main([*argv, "2025-11-25", "--", sys.executable, quick_start])
+    out = capsys.readouterr().out
+    assert status == 3, out
+    assert "skipped: no tool test_url_elicitation" in out
+    assert "mcp_elicit.check.tools.add_check_tools" in out and "Checking your own server" in out

@@ -6,20 +6,13 @@ the report still says what failed."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
 from mcp_elicit.check import Outcome, Report, Status
 from mcp_elicit.cli import main
+from tests.check.support import unsafe
 from tests.peer_servers.rule_breakers import HOSTILE, HOSTILE_WORDS
-
-# ESC, C1 controls (0x9b is a one-byte CSI), BEL, and the bidi controls.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def unsafe(text: str) -> list[str]:
-    return sorted({f"U+{ord(char):04X}" for char in _UNSAFE.findall(text)})
 
 
 def test_an_outcome_cleans_what_the_peer_said() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.client_support import redirect_target
+from tests.fake_browser import FakeBrowser
 from tests.peers import missing
 from tests.tmux_pane import Pane
 
@@ -29,10 +30,8 @@ MCP_ELICIT = [sys.executable, "-m", "mcp_elicit"]
 def connect(tmp_path: Path) -> Iterator[object]:
     if shutil.which("tmux") is None:
         missing("tmux")
-    opener = tmp_path / "browser.sh"
-    opened = tmp_path / "opened.txt"
-    opener.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(opened))}\n')
-    opener.chmod(0o755)
+    browser = FakeBrowser(tmp_path)
+    opener, opened = browser.script, browser.opened
     broken = tmp_path / "no-browser.sh"  # a browser that cannot start
     broken.write_text("#!/bin/sh\nexit 1\n")
     broken.chmod(0o755)
@@ -54,6 +53,7 @@ def connect(tmp_path: Path) -> Iterator[object]:
         return pane
 
     start.opened = opened  # type: ignore[attr-defined]
+    start.browser = browser  # type: ignore[attr-defined]
     start.broken = broken  # type: ignore[attr-defined]
     start.logs = state / "mcp-elicit" / "servers"  # type: ignore[attr-defined]
     yield start
@@ -126,12 +126,9 @@ def test_declining_a_url_consent_opens_nothing(connect: object) -> None:
     pane.wait_for("Open this link in your browser?", count=2)
     pane.type("y")
     pane.wait_for("Link accept.")
-    deadline = time.monotonic() + 10
-    while not connect.opened.exists() and time.monotonic() < deadline:  # type: ignore[attr-defined]
-        time.sleep(0.1)
     # The browser was given a file only this user can read, which leads to the link: the
     # link itself is on no command line.
-    (given,) = connect.opened.read_text().split()  # type: ignore[attr-defined]
+    (given,) = connect.browser.wait(timeout=10)  # type: ignore[attr-defined]
     assert given.startswith("file://") and "session=demo" not in given
     target = redirect_target(Path(given.removeprefix("file://")))
     assert target == "https://accounts.example.com/link?session=demo"

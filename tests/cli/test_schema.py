@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from mcp_elicit.cli import main
+from tests.paths import VENV_BIN
 
 SCHEMA = {
     "type": "object",
@@ -227,7 +228,7 @@ def test_a_wrong_shape_is_a_finding_not_a_traceback(
 @pytest.mark.slow
 def test_the_installed_command_runs(tmp_path: Path) -> None:
     path = write(tmp_path, "s.json", SCHEMA)
-    script = Path(sys.executable).parent / "mcp-elicit"  # the console script in the venv
+    script = VENV_BIN / "mcp-elicit"  # the console script in the venv
     done = subprocess.run(
         [str(script), "schema", "check", path, "-r", "draft", "--json"],
         capture_output=True,

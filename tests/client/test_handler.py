@@ -24,6 +24,7 @@ from mcp_elicit.client.audit import REDACTED
 from mcp_elicit.protocol import ElicitationModes
 from mcp_elicit.revisions import Revision
 from tests.client_support import RecordingRenderer, booking_server
+from tests.peers import EVERYTHING_INTEGER_FIELD
 
 pytestmark = pytest.mark.anyio
 
@@ -248,6 +249,19 @@ async def test_findings_about_the_request_reach_the_person() -> None:
     await call(h, "raw", {"params": params})
     codes = {p.code for p in h.renderer.prompts[0].findings}  # type: ignore[union-attr]
     assert {"looks_secret", "url_in_text"} <= codes
+
+
+async def test_the_reference_servers_negated_pin_is_not_flagged_to_the_person() -> None:
+    # server-everything's form says "do not give us your phone number, pin, ...": telling
+    # the person it asks for a secret was wrong (issue 31).
+    schema = {"type": "object", "properties": {"integer": EVERYTHING_INTEGER_FIELD}}
+    h = handler([{"action": "decline"}])
+    params = {
+        "message": "Please provide inputs for the following fields:",
+        "requestedSchema": schema,
+    }
+    await call(h, "raw", {"params": params})
+    assert h.renderer.prompts[0].findings == ()  # type: ignore[union-attr]
 
 
 async def test_request_timeouts_pause_while_the_person_answers() -> None:

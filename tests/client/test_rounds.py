@@ -120,6 +120,26 @@ async def test_the_url_drafts_required_error_is_tracked_to_completion_then_retri
     assert any("Progress" in n.text for n in h.renderer.notices)  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
+async def test_the_url_drafts_progress_that_does_not_increase_is_not_shown() -> None:
+    # The progress utility: "The progress value MUST increase with each notification", the
+    # server's rule. A server that breaks it (1, 1 again, 0.5, then 2) is not believed: the
+    # person sees "one" and "two", never a value that stood still or went back.
+    import sys
+    from pathlib import Path
+
+    from mcp.client.stdio import StdioServerParameters
+
+    script = Path(__file__).parent.parent / "peer_servers" / "url_draft_server.py"
+    server = StdioServerParameters(command=sys.executable, args=[str(script), "--backwards"])
+    h = make([{"action": "accept"}])
+    async with ElicitingClient(server, h, protocol="2025-06-18") as client:
+        result = await client.call_tool("sync")
+    assert result.content[0].text == "synced"  # type: ignore[union-attr]
+    notices = [n.text for n in h.renderer.notices if "Progress" in n.text]  # type: ignore[union-attr]
+    assert notices == ["Progress: one", "Progress: two"]
+
+
 async def test_a_server_that_keeps_asking_after_a_no_is_given_up_on() -> None:
     from mcp.server.mcpserver import MCPServer
     from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult

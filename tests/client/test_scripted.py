@@ -16,12 +16,14 @@ from mcp_elicit.client import (
     AnswersError,
     Cancel,
     Decline,
+    ElicitationHandler,
     FormPrompt,
     Notice,
     ScriptedRenderer,
     UrlPrompt,
     load_answers,
 )
+from mcp_elicit.client import handler as handler_module
 from mcp_elicit.client.scripted import parse_answers
 from mcp_elicit.forms import Form
 from mcp_elicit.urls import check_url
@@ -203,3 +205,26 @@ def test_an_entry_consenting_to_a_link_with_warnings_is_announced_with_them() ->
     assert notice.level == "warning"
     assert notice.text.startswith(f"answers[0] consents to a link with warnings: {look_alike}: ")
     assert "mixes scripts (Cyrillic, Latin), a common spoofing trick" in notice.text
+
+
+def test_a_scripted_run_opens_no_browser_unless_given_an_opener(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As ``mcp-elicit call --answers`` opens none: the entries speak for no one at a browser."""
+    opened: list[str] = []
+    monkeypatch.setattr(handler_module, "open_in_browser", opened.append)
+    url = "https://pages.example.com/elicit/flows/2"
+    prompt = UrlPrompt("hotel", "Pay the deposit", url, check_url(url))
+
+    scripted = ElicitationHandler(ScriptedRenderer([{"action": "accept"}]))
+    assert anyio.run(scripted.open_link, prompt, {}) == Accept()
+    assert opened == []
+
+    given: list[str] = []
+    chosen = ElicitationHandler(ScriptedRenderer([]), opener=given.append)
+    assert anyio.run(chosen.open_link, prompt, {}) == Accept()
+    assert given == [url]
+
+    person = ElicitationHandler(None)  # any other renderer: the system browser, by default
+    assert anyio.run(person.open_link, prompt, {}) == Accept()
+    assert opened == [url]

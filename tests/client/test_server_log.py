@@ -6,6 +6,7 @@ import stat
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -156,6 +157,40 @@ async def test_a_server_that_dies_in_a_call_is_stopped(state: Path) -> None:
             await client.call_tool("die", {})
         assert server.stopped
     assert "noisy: dying" in server.log_path.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_sessions_in_different_tasks_each_close_their_own_server(state: Path) -> None:
+    """One instance serving two sessions at once, each in a task of its own (as the gateway's
+    upstream sessions are), the earlier one ending first: it closes its own server, and the
+    later session goes on. It used to close the server entered last, from the wrong task:
+    "Attempted to exit cancel scope in a different task", and the gateway died."""
+    server = logged(StdioServerParameters(command=NOISY[0], args=NOISY[1:]))
+    first_open, second_open, first_closed = anyio.Event(), anyio.Event(), anyio.Event()
+    greeted: list[str] = []
+
+    async def first() -> None:
+        async with _client(server, []) as client:
+            first_open.set()
+            await second_open.wait()
+            await client.call_tool("greet", {"name": "Ada"})
+        first_closed.set()
+
+    async def second() -> None:
+        await first_open.wait()
+        async with _client(server, []) as client:
+            second_open.set()
+            await first_closed.wait()  # still in use after the first one has ended
+            result = await client.call_tool("greet", {"name": "Bo"})
+            greeted.append(getattr(result.content[0], "text", ""))
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(first)
+            tasks.start_soon(second)
+    assert greeted == ["Hello, Bo."]
+    assert server._open == {}  # every server it started was closed
 
 
 def test_a_log_folder_of_another_user_is_refused(tmp_path: Path) -> None:

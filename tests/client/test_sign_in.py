@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
 import stat
 import subprocess
 import sys
@@ -44,8 +43,15 @@ from mcp_elicit.server.oauth import JwtVerifier, protected_resource
 from mcp_elicit.urls import UrlPolicy
 from tests.browser_support import chromium
 from tests.cli.support import environment
-from tests.client_support import redirect_target
-from tests.oidc_support import Provider, consent, sign_in, start_provider, wait_until_expired
+from tests.fake_browser import FakeBrowser
+from tests.oidc_support import (
+    Provider,
+    consent,
+    sign_in,
+    sign_in_where_opened,
+    start_provider,
+    wait_until_expired,
+)
 from tests.server_support import serve_on_loopback
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser, pytest.mark.node, pytest.mark.slow]
@@ -358,10 +364,8 @@ async def test_mcp_elicit_call_signs_in_with_consent_given_ahead_and_keeps_token
 ) -> None:
     """``--sign-in yes``: the script consents ahead; the browser (``$BROWSER``, here a script
     that hands the redirect file to Chromium) still has to finish the sign-in."""
-    opened = tmp_path / "opened.txt"
-    browser_script = tmp_path / "browser.sh"
-    browser_script.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(opened))}\n')
-    browser_script.chmod(0o755)
+    fake_browser = FakeBrowser(tmp_path)
+    browser_script, opened = fake_browser.script, fake_browser.opened
     env = {**environment(tmp_path), "BROWSER": str(browser_script)}
     env.pop("XDG_RUNTIME_DIR", None)  # the redirect files go to the state directory
     state = Path(env["XDG_STATE_HOME"])
@@ -370,18 +374,6 @@ async def test_mcp_elicit_call_signs_in_with_consent_given_ahead_and_keeps_token
         command = [sys.executable, "-m", "mcp_elicit", "call", "whoami", url, *options]
         command.append("--allow-http-loopback")  # the provider is on http://127.0.0.1
         return await anyio.run_process(command, env=env, check=False, stdin=subprocess.DEVNULL)
-
-    async def follow_the_browser(browser: Any) -> None:
-        while not opened.exists():
-            await anyio.sleep(0.05)
-        link = redirect_target(Path(opened.read_text().split()[0].removeprefix("file://")))
-        context = await browser.new_context()
-        page = await context.new_page()
-        await page.goto(link)
-        await sign_in(page, "alice")
-        if await page.get_by_role("button", name="Allow").count():
-            await consent(page)
-        await context.close()
 
     with anyio.fail_after(TIMEOUT):
         async with world(tmp_path) as (provider, url, browser):
@@ -393,7 +385,7 @@ async def test_mcp_elicit_call_signs_in_with_consent_given_ahead_and_keeps_token
             assert not opened.exists()
 
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(follow_the_browser, browser)
+                tasks.start_soon(sign_in_where_opened, browser, fake_browser)
                 done = await run("--sign-in", "yes")
                 tasks.cancel_scope.cancel()
             out, err = done.stdout.decode(), done.stderr.decode()
@@ -413,3 +405,14 @@ async def test_mcp_elicit_call_signs_in_with_consent_given_ahead_and_keeps_token
             again = await run()
             assert again.returncode == 0 and again.stdout.decode().strip() == "you are alice"
             assert not opened.exists()
+
+
+def test_a_token_storage_given_as_it_is_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """``storage`` maps a server's URL to its storage: one storage for every server would
+    hand one server's tokens to another (a newcomer passed a TokenStorage, and got
+    "'Keep' object is not callable" at the first call)."""
+    one = TokenFile("https://a.example/mcp", tmp_path)
+    with pytest.raises(TypeError, match=r"storage=lambda url: MyStorage\(url\)"):
+        SignIn(storage=one)  # type: ignore[arg-type]
+    chosen = SignIn(storage=lambda url: TokenFile(url, tmp_path))
+    assert isinstance(chosen.storage_for("https://b.example/mcp"), TokenFile)

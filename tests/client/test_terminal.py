@@ -692,7 +692,7 @@ async def test_url_consent_yes(screen: Screen, renderer: TerminalRenderer) -> No
             ("Host: accounts.google.com.evil.co.uk", ""),
             ("Open this link in your browser? [y]es/[n]o (decline)/Esc cancel:", "x\r"),
             ("Error: type y to open the link or n to decline (Esc cancels)", BACKSPACE + "y\r"),
-            ("Accepted.", ""),
+            ("You agreed to open the link.", ""),
         ],
     )
     assert answer == Accept()
@@ -996,7 +996,7 @@ async def test_a_sign_in_says_it_is_one_and_waits_for_the_browser(
             ),
             ("\n\nDomain: example.com\n\n", ""),
             ("Open this link in your browser?", "y\r"),
-            ("Accepted.", ""),
+            ("You agreed to open the link.", ""),
         ],
     )
     assert answer == Accept()
@@ -1011,3 +1011,18 @@ async def test_a_sign_in_says_it_is_one_and_waits_for_the_browser(
         with anyio.fail_after(10):
             assert await renderer.wait_for_completion(prompt, back) == Accept()
     await screen.expect("Signed in to hotel.example:443.")
+
+
+def test_a_held_wait_taken_down_does_not_say_its_request_was_cancelled(
+    renderer: TerminalRenderer, screen: Screen
+) -> None:
+    """The waiting screen of a held retry is taken down when the server answers by asking
+    again (or the request ends): "… this question (its request was cancelled or timed out)"
+    misled a newcomer through the gateway, who had only said they were done (issue 31)."""
+    held = url_prompt("https://bank.example/link", held=True)
+    renderer.withdraw(held)
+    shown = " ".join(screen.text.split())
+    assert "Withdrawn: bank stopped holding the call for this page (it answered, or" in shown
+    assert "cancelled or timed out" not in shown
+    renderer.withdraw(url_prompt("https://bank.example/link"))
+    assert "Withdrawn: bank no longer waits" in " ".join(screen.text.split())

@@ -301,7 +301,7 @@ async def test_the_consent_screen_in_chinese_keeps_its_columns(
                 ("警告：", ""),
                 ("在浏览器中打开此链接？[y] 是 / [n] 否（拒绝）/ Esc 取消：", "x\r"),
                 ("错误：输入 y 打开链接，n 拒绝（Esc 取消）", BACKSPACE + "y\r"),
-                ("已接受。", ""),
+                ("您已同意打开此链接。", ""),
             ],
         )
         warnings = [clean(r.message, newlines=False) for r in prompt.verdict.reasons]

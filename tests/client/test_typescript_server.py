@@ -114,7 +114,11 @@ CAPABILITIES = {
     # Our client declares `elicitation: {}` on 2025-06-18; the TS SDK reports it as form mode.
     "2025-06-18": {"elicitation": {"form": {}}},
     "2025-11-25": {"elicitation": {"form": {}, "url": {}}},
-    "2026-07-28": {"elicitation": {"form": {}, "url": {}}},
+    # And the tasks extension, which ElicitingClient declares on 2026-07-28 (tasks=True).
+    "2026-07-28": {
+        "elicitation": {"form": {}, "url": {}},
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+    },
 }
 
 

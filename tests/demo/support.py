@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import sys
-import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from tests.client_support import redirect_target
+from tests.fake_browser import FakeBrowser
 from tests.tmux_pane import Pane
 
 MCP_ELICIT = [sys.executable, "-m", "mcp_elicit"]
@@ -21,10 +20,9 @@ MCP_ELICIT = [sys.executable, "-m", "mcp_elicit"]
 class Demo:
     def __init__(self, tmp_path: Path) -> None:
         self.state = tmp_path / "state"
-        self.opened = tmp_path / "opened.txt"
-        self.opener = tmp_path / "browser.sh"
-        self.opener.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(self.opened))}\n')
-        self.opener.chmod(0o755)
+        self.browser = FakeBrowser(tmp_path)
+        self.opened = self.browser.opened
+        self.opener = self.browser.script
         self.panes: list[Pane] = []
         self.taken: list[str] = []
 
@@ -45,12 +43,8 @@ class Demo:
         return pane
 
     def link(self, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while not self.opened.exists():
-            assert time.monotonic() < deadline, "no link was opened"
-            time.sleep(0.1)
         # The browser is given a redirect file only the person can read, never the link.
-        (given,) = self.opened.read_text().split()
+        (given,) = self.browser.wait(timeout=timeout)
         return redirect_target(Path(given.removeprefix("file://")))
 
     def take_link(self, timeout: float = 20.0) -> str:

@@ -3,16 +3,20 @@ a server that asks forms and links, and a person of the gateway's whose screen i
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
-from mcp_elicit.client import ElicitationHandler, Notice, ScriptedRenderer, UrlPrompt
+from mcp_elicit.client import AuditLog, ElicitationHandler, Notice, ScriptedRenderer, UrlPrompt
 from mcp_elicit.client.prompts import Decision, FormPrompt
+from mcp_elicit.gateway import Gateway, Safeguards
 from mcp_elicit.server import Accepted, DeploymentKey, Elicitation, ask, ask_url, confirm
-from tests.server_support import FALLBACK, Booking, describe
+from tests.server_support import FALLBACK, Booking, Person, connect, describe
 
 SAFE_LINK = "https://pages.example.com/connect?x=1"
 BLOCKED_LINK = "https://admin:hunter2@pages.example.com/connect"  # credentials: blocked
@@ -42,7 +46,9 @@ def asking_server() -> MCPServer:
 
     @server.tool()
     async def open_bad_page(ctx: Context) -> str:
-        return repr(await ask_url(ctx, BLOCKED_LINK, "Connect your account"))
+        # Sent on purpose, for the client to block: the author's opt-out, by name.
+        link = await ask_url(ctx, BLOCKED_LINK, "Connect your account", allow_sensitive_data=True)
+        return repr(link)
 
     return server
 
@@ -89,3 +95,23 @@ class _Recording(ScriptedRenderer):
     async def ask_url(self, prompt: UrlPrompt) -> Decision:
         self.screen.append(("url", prompt))
         return await super().ask_url(prompt)
+
+
+async def call_through_audited_gateway(
+    tool: str, upstream_era: str, client_era: str, person: Person
+) -> tuple[Gateway, Any, list[dict[str, Any]]]:
+    """``tool`` of :func:`asking_server` called through a gateway with an audit log, by a
+    client of ``client_era`` whose person is ``person``: the gateway (closed), the call's
+    result and the audit log's lines."""
+    sink = io.StringIO()
+    with anyio.fail_after(20):
+        async with (
+            Gateway(
+                asking_server(),
+                upstream_protocol=upstream_era,
+                safeguards=Safeguards(audit=AuditLog(sink)),
+            ) as gateway,
+            connect(gateway.server, client_era, person) as client,
+        ):
+            result = await client.call_tool(tool, {})
+    return gateway, result, [json.loads(line) for line in sink.getvalue().splitlines()]

@@ -86,6 +86,7 @@ async def test_a_blocked_link_never_opens(upstream_era: str) -> None:
     assert [kind for kind, _ in person.screen] == ["notice"]  # told, never asked
     assert "Blocked a link" in person.screen[0][1]
     assert BLOCKED_LINK not in str(person.screen)  # the credentials are not shown either
+    assert "hunter2" not in str(person.screen) and "'admin:•••@'" in str(person.screen)
 
 
 @pytest.mark.parametrize("upstream_era", ERAS)

@@ -12,11 +12,12 @@ import anyio.abc
 import pytest
 from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import UrlElicitationRequiredError
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp_types import ElicitRequestURLParams
 
 from mcp_elicit.gateway import Gateway
 from mcp_elicit.gateway.asking_here import LINKS_NOT_OPENED
+from mcp_elicit.gateway.limits import Limits
 from tests.gateway.asking_support import SAFE_LINK, GatewayPerson
 from tests.server_support import SDK_MODES, text
 
@@ -95,3 +96,37 @@ async def test_a_declined_link_ends_the_call_with_a_tool_error_not_the_32042(
     assert result.is_error and text(result) == LINKS_NOT_OPENED
     assert made.calls == 1 and person.opened == []
     assert [kind for kind, _ in person.screen] == ["url"]
+
+
+@pytest.mark.parametrize("host_era", ERAS)
+async def test_more_links_than_the_gateway_allows_ends_the_call_before_the_person_sees_one(
+    host_era: str,
+) -> None:
+    made = MCPServer("many-links")
+    calls = 0
+
+    @made.tool()
+    async def needs_link() -> str:
+        nonlocal calls
+        calls += 1
+        links = [
+            ElicitRequestURLParams(message=f"Link {n}.", url=SAFE_LINK, elicitation_id=f"e{n}")
+            for n in range(3)
+        ]
+        raise UrlElicitationRequiredError(links)
+
+    person = GatewayPerson([{"action": "accept"}] * 3)
+    with anyio.fail_after(20):
+        async with (
+            Gateway(
+                made,
+                upstream_protocol="2025-11-25",
+                ask=person.handler(),
+                limits=Limits(questions_per_call=2),
+            ) as gateway,
+            Client(gateway.server, mode=SDK_MODES[host_era]) as host,
+        ):
+            with pytest.raises(MCPError) as ended:
+                await host.call_tool("needs_link", {})
+    assert "questions_per_call" in ended.value.error.message
+    assert calls == 1 and person.screen == [] and person.opened == []

@@ -11,10 +11,11 @@ import pytest
 
 from mcp_elicit.client import AuditLog
 from mcp_elicit.gateway import VERDICT_META, Safeguards
-from mcp_elicit.gateway.bridge import BadAnswer, Bridge, Refused
+from mcp_elicit.gateway.bridge import BadAnswer, Bridge, LinkBlocked, Refused
 from mcp_elicit.protocol import FORM_AND_URL, FORM_ONLY, ElicitationRequest
 from mcp_elicit.protocol.peers import Peer
 from mcp_elicit.revisions import Revision
+from mcp_elicit.urls import Reason, Severity, UrlVerdict, Verdict
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 WHO = ElicitationRequest("form", "Who?", NAME)
@@ -41,6 +42,15 @@ def test_an_answer_is_checked_written_for_the_server_and_audited_in_one_call() -
     [entry] = lines(sink)
     assert entry["by"] == "gateway" and entry["action"] == "accept"
     assert entry["content"] == {"name": "[redacted]"}
+
+
+def test_a_blocked_links_reasons_are_cleaned_before_the_person_reads_them() -> None:
+    # The checker's reasons quote parts of the server's URL; whatever they hold, a control
+    # character never reaches the person's screen as one.
+    reason = Reason("bidi_control", "the host exa\u202emple.com\x1b[2J", Severity.BLOCK)
+    verdict = UrlVerdict(Verdict.BLOCK, (reason,), None, None, "https://x")
+    said = LinkBlocked(BLOCKED, verdict).result_for("tools/call")["content"][0]["text"]
+    assert said.endswith("the host exa\\u{202e}mple.com\\u{001b}[2J")
 
 
 def test_an_answer_that_does_not_fit_is_refused_and_audited_as_invalid() -> None:
@@ -75,11 +85,16 @@ def test_a_question_is_written_for_the_client_with_its_links_verdict() -> None:
     assert params["_meta"][VERDICT_META]["registrable_domain"] == "example.com"
 
 
-def test_a_blocked_link_is_not_written_and_is_audited_as_cancelled() -> None:
+def test_a_blocked_link_is_not_written_says_why_and_is_audited_as_cancelled() -> None:
     bridge, sink = audited()
-    assert bridge.question(BLOCKED, CLIENT_2025) is None
+    with pytest.raises(LinkBlocked) as blocked:
+        bridge.question(BLOCKED, CLIENT_2025)
+    said = str(blocked.value)
+    assert said.startswith("The gateway blocked a link the server asked you to open")
+    assert "the scheme 'http:' is not allowed" in said and "loopback" in said
     [entry] = lines(sink)
     assert entry["action"] == "cancel" and entry["why"] == "url-blocked"
+    assert entry["message"] == "Open it" and entry["url_reasons"][0] == "scheme_not_allowed"
     assert Bridge(Safeguards(block_links=False)).question(BLOCKED, CLIENT_2025) is not None
     # The links of a -32042 are the server's refusal, not a question: never blocked.
     assert Bridge().written(BLOCKED, Revision.V2026_07_28, FORM_AND_URL)["url"] == BLOCKED.url

@@ -12,11 +12,25 @@ from pathlib import Path
 
 import pytest
 
+from mcp_elicit.check import CHECKS
 from tests.gateway.support import CLI, ROOT, gateway, python_server
 from tests.served import Served
 
 pytestmark = pytest.mark.slow
 
+
+# The task checks (the extension's on 2026-07-28, the core tasks' on 2025-11-25): the gateway
+# carries no tasks yet (design docs/tasks-design.md §6, issue 29 step 6) and declares none to the
+# host, so none passes through it (the 2025-11-25 ones are "not applicable" there), but for the
+# -32021 of an undeclared call to a task-only tool, which a 2026-07-28 upstream says itself and
+# the gateway passes on.
+TASK_CHECKS = {
+    (check, revision)
+    for check in CHECKS
+    if check.startswith("server-task-")
+    for revision in CHECKS[check].revisions
+}
+UNDECLARED = ("server-task-undeclared", "2026-07-28")
 
 # What a gateway cannot carry, by the era it speaks upstream, with the reason.
 CANNOT = {
@@ -28,12 +42,14 @@ CANNOT = {
         ("server-url-required-retry", "2025-11-25"),
         ("server-url-required-error", "url-draft"),
         ("server-track", "url-draft"),
+        *(TASK_CHECKS - {UNDECLARED}),
     },
     # A 2025 server refuses a client without a mode in its own words (a tool error); only a
     # 2026-07-28 server can say -32021.
     "2025-11-25": {
         ("server-gate-url-mode", "2026-07-28"),
         ("server-gate-capability", "2026-07-28"),
+        *TASK_CHECKS,
     },
 }
 

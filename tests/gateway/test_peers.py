@@ -208,7 +208,8 @@ def test_server_everything_to_2026_clients(gateways: dict[str, Served]) -> None:
     report = ts(url, "trigger-url-elicitation", {"url": link}, [ACCEPT], "2026-07-28")
     assert report.data["elicitations"][0]["url"] == link
     # -32042 with its prerequisite link (it sends no completion notice: the retry goes
-    # upstream after --link-wait), then the retry goes the request path with the link asked.
+    # upstream when the person says they are done, which a scripted accept says at once,
+    # else after --link-wait), then the retry goes the request path with the link asked.
     text, seen = ours(
         url, "trigger-url-elicitation", {"url": link, "errorPath": True}, [ACCEPT, ACCEPT]
     )

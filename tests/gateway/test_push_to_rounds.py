@@ -17,7 +17,7 @@ from mcp_elicit.gateway.context import ANONYMOUS
 from mcp_elicit.gateway.held import HeldCall, HeldCalls
 from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.push_to_rounds import PushToRounds
-from mcp_elicit.gateway.state import HeldQuestion, RequiredLinks, write_state
+from mcp_elicit.gateway.state import HeldQuestion, RequiredLink, RequiredLinks, write_state
 from mcp_elicit.gateway.upstream import Upstream
 from mcp_elicit.protocol import FORM_AND_URL, ElicitationRequest
 from mcp_elicit.protocol.peers import Peer
@@ -57,7 +57,10 @@ async def asking(way: PushToRounds) -> HeldCall:
     ("state", "said"),
     [
         ('{"call": "c", "key": "q1"}', "Invalid requestState: it is not a state of this"),
-        ('{"gateway": "links", "links": {}}', "Invalid requestState: required links' 'links'"),
+        (
+            '{"gateway": "links", "id": "r", "links": {}}',
+            "Invalid requestState: required links' 'links'",
+        ),
     ],
 )
 async def test_a_state_that_is_not_one_of_the_gateways_records_is_refused(
@@ -95,7 +98,8 @@ async def test_only_the_question_waiting_is_answered_and_a_misfit_answer_gives_t
 
 @pytest.mark.parametrize("response", [None, {"action": "decline"}, {"action": "cancel"}])
 async def test_links_the_person_did_not_accept_end_the_call(response: Any) -> None:
-    state = write_state(RequiredLinks({"link1": "e-1"}))
+    link = RequiredLink("e-1", "https://a.example.com/x", "Sign in")
+    state = write_state(RequiredLinks("r-1", {"link1": link}))
     responses = {} if response is None else {"link1": response}
     async with holding() as way:
         result = await way.call(retry(state, responses), CLIENT, "tools/call")

@@ -83,8 +83,18 @@ async def test_a_round_is_checked_once_and_one_never_seen_is_relayed_unchecked()
     assert upstream.sent[2]["inputResponses"] == bad
 
 
-async def test_a_blocked_link_ends_the_call_with_an_error() -> None:
+async def test_a_blocked_link_ends_the_call_saying_the_gateway_blocked_it_and_why() -> None:
     link = asking({"mode": "url", "message": "Open", "url": "http://127.0.0.1/x"})
     way, _ = relay(link)
-    with pytest.raises(MCPError, match="policy blocks"):
-        await way.call(request_context("2026-07-28", params={"name": "t"}), CLIENT, "tools/call")
+    first = request_context("2026-07-28", params={"name": "t"})
+    result = await way.call(first, CLIENT, "tools/call")
+    said = result["content"][0]["text"]
+    assert result["isError"] is True and "inputRequests" not in result
+    assert "The gateway blocked a link" in said and "'http:' is not allowed" in said
+    way, _ = relay(link)
+    with pytest.raises(MCPError, match="The gateway blocked a link") as raised:
+        await way.call(request_context("2026-07-28", params={"name": "p"}), CLIENT, "prompts/get")
+    assert raised.value.error.data == {
+        "why": "url-blocked",
+        "reasons": ["scheme_not_allowed", "loopback", "ip_address_host"],
+    }

@@ -12,10 +12,13 @@ import pytest
 from mcp_elicit.gateway.state import (
     HeldQuestion,
     InvalidState,
+    RequiredLink,
     RequiredLinks,
     read_state,
     write_state,
 )
+
+LINK = {"elicitationId": "e-1", "url": "https://a.example/x", "message": "Sign in"}
 
 
 @pytest.mark.parametrize(
@@ -23,8 +26,25 @@ from mcp_elicit.gateway.state import (
     [
         (HeldQuestion("c-1", "q2"), {"gateway": "held", "call": "c-1", "key": "q2"}),
         (
-            RequiredLinks({"link1": "e-1", "link2": None}),
-            {"gateway": "links", "links": {"link1": "e-1", "link2": None}},
+            RequiredLinks(
+                "r-1",
+                {
+                    "link1": RequiredLink("e-1", "https://a.example/x", "Sign in"),
+                    "link2": RequiredLink(None, "https://b.example/", ""),
+                },
+            ),
+            {
+                "gateway": "links",
+                "id": "r-1",
+                "links": {
+                    "link1": {
+                        "elicitationId": "e-1",
+                        "url": "https://a.example/x",
+                        "message": "Sign in",
+                    },
+                    "link2": {"elicitationId": None, "url": "https://b.example/", "message": ""},
+                },
+            },
         ),
     ],
 )
@@ -54,9 +74,21 @@ def test_no_state_is_a_first_call() -> None:
         (json.dumps({"gateway": "held", "call": 7, "key": "q1"}), "'call' must be"),
         (json.dumps({"gateway": "held", "call": "c-1", "key": ""}), "'key' must be"),
         (json.dumps({"gateway": "held", "call": "c", "key": "q1", "x": 1}), "exactly"),
-        (json.dumps({"gateway": "links", "links": {}}), "at least one link"),
-        (json.dumps({"gateway": "links", "links": ["e-1"]}), "at least one link"),
-        (json.dumps({"gateway": "links", "links": {"link1": 3}}), "'link1' must map"),
+        (json.dumps({"gateway": "links", "id": "r", "links": {}}), "at least one link"),
+        (json.dumps({"gateway": "links", "id": "r", "links": ["e-1"]}), "at least one link"),
+        (json.dumps({"gateway": "links", "links": {"link1": LINK}}), "exactly ['id', 'links']"),
+        (json.dumps({"gateway": "links", "id": "", "links": {"link1": LINK}}), "'id' must name"),
+        (json.dumps({"gateway": "links", "id": "r", "links": {"link1": 3}}), "'link1' must have"),
+        (
+            json.dumps({"gateway": "links", "id": "r", "links": {"link1": {**LINK, "url": ""}}}),
+            "'link1''s 'url' must be a URL",
+        ),
+        (
+            json.dumps(
+                {"gateway": "links", "id": "r", "links": {"link1": {**LINK, "elicitationId": 3}}}
+            ),
+            "'elicitationId' must be a string or null",
+        ),
     ],
 )
 def test_anything_else_is_refused_saying_why(state: str, why: str) -> None:
@@ -72,6 +104,8 @@ def test_a_state_that_is_not_a_string_is_refused() -> None:
 
 def test_a_record_of_the_other_kind_is_refused_by_each_reader() -> None:
     with pytest.raises(InvalidState, match="not a 'held' record"):
-        HeldQuestion.from_json(RequiredLinks({"link1": "e-1"}).to_json())
+        HeldQuestion.from_json(
+            RequiredLinks("r-1", {"link1": RequiredLink.from_json("link1", LINK)}).to_json()
+        )
     with pytest.raises(InvalidState, match="not a 'links' record"):
         RequiredLinks.from_json(HeldQuestion("c-1", "q1").to_json())

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -110,3 +113,34 @@ def test_match_uses_likely_subtags() -> None:
     assert choosing.match("zh") == "zh-Hans"
     assert choosing.match("zh-Hant") is None
     assert choosing.match("en-AU") == "en"
+
+
+@pytest.mark.slow  # a Python process of its own per locale
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"LANG": "zh_CN.UTF-8"}, "zh-Hans"),
+        ({"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, "en"),
+        ({}, "en"),
+    ],
+)
+def test_a_program_on_the_library_follows_the_locale_by_default(
+    environ: dict[str, str], expected: str
+) -> None:
+    """As the command line does (issue 31): a host or server built on mcp-elicit speaks the
+    locale's language without calling set_default_language."""
+    code = (
+        "from mcp_elicit.i18n import _, current_language\n"
+        "print(current_language(), _('required'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_MESSAGES")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**env, **environ},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    language, word = done.stdout.split()
+    assert language == expected
+    assert (word == "required") is (expected == "en")

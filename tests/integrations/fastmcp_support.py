@@ -11,6 +11,8 @@ and what the host recorded: shared by the tests of :mod:`mcp_elicit.integrations
 - :class:`PatientRenderer` — scripted answers, giving the server time to say a link's page
   is finished.
 - :func:`handler_for` — our handler on a renderer, its opener and an audit log in memory.
+- :func:`the_booking_was_asked_and_recorded` — what every framework's form test checks of the
+  person's screen and the audit log.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 import anyio
 from fastmcp.client.transports import StdioTransport
 
-from mcp_elicit.client import AuditLog, ElicitationHandler, ScriptedRenderer
+from mcp_elicit.client import AuditLog, ElicitationHandler, FormPrompt, ScriptedRenderer
 from tests import markers
 from tests.browser_support import chromium
 from tests.client_support import RecordingRenderer
@@ -109,6 +111,17 @@ def audit_events(log: io.StringIO) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.getvalue().splitlines()]
 
 
+def the_booking_was_asked_and_recorded(renderer: RecordingRenderer, log: io.StringIO) -> None:
+    """The quick start's form (``book``) was shown once, from the ``hotel`` server, and the
+    audit log has one accepted entry with its fields and none of the answers."""
+    (prompt,) = renderer.prompts
+    assert isinstance(prompt, FormPrompt) and prompt.server == "hotel"
+    (event,) = audit_events(log)
+    assert event["mode"] == "form" and event["outcome"] == "accept"
+    assert event["fields"] == ["guest", "arrival", "nights"]
+    assert STAY["guest"] not in log.getvalue()  # answers are redacted
+
+
 def text_of(result: Any) -> str:
     """The text blocks of a tool result, joined."""
     return " ".join(getattr(block, "text", "") for block in result.content)
@@ -126,16 +139,14 @@ def handler_for(
     return handler, log
 
 
-def recorded_command(script: str, record: Path) -> tuple[str, list[str]]:
-    """``script`` run by Python with every byte to and from it copied by ``tee`` into
-    ``record/sent.<pid>`` and ``record/received.<pid>``: a pair of files per process, as a
-    gateway may start the server several times (a session each), and two ``tee`` writing one
-    file would mix their lines."""
+def recorded_command(script: str, record: Path, *args: str) -> tuple[str, list[str]]:
+    """``script`` (given ``args``) run by Python with every byte to and from it copied by
+    ``tee`` into ``record/sent.<pid>`` and ``record/received.<pid>``: a pair of files per
+    process, as a gateway may start the server several times (a session each), and two
+    ``tee`` writing one file would mix their lines."""
     folder = shlex.quote(str(record))
-    pipeline = (
-        f"tee {folder}/sent.$$ | {shlex.quote(sys.executable)} {shlex.quote(script)} "
-        f"| tee {folder}/received.$$"
-    )
+    run = shlex.join([sys.executable, script, *args])
+    pipeline = f"tee {folder}/sent.$$ | {run} | tee {folder}/received.$$"
     return "/bin/sh", ["-c", pipeline]
 
 

@@ -9,14 +9,20 @@ it), served over Streamable HTTP, so its person is a scripted renderer the test 
 What is checked: the form answered by the gateway's person and the tool's result reaching the
 agent's final output; the secret typed on the server's page in Chromium reaching the tool and
 never the agent (nor the gateway); the upstream seeing the answers a capable client sends
-(every byte between the gateway and the server recorded with ``tee``); and the SDK's default
-5 s session timeout running out while the person reads, with the raised one the docs name.
+(every byte between the gateway and the server recorded with ``tee``); decline, cancel and a
+blocked link (never offered nor opened; the audit says why) reaching the agent as the tool's
+results; "open this link first" (-32042) from a 2025-11-25 upstream (the tests' secret
+server) answered by the gateway's person, the key typed on the server's page in Chromium, the
+agent getting the tool's result and never the error; and the SDK's default 5 s session
+timeout running out while the person reads, with the raised one the docs name.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -45,7 +51,7 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
-from mcp_elicit.client import ElicitationHandler, ScriptedRenderer
+from mcp_elicit.client import AuditLog, ElicitationHandler, ScriptedRenderer
 from mcp_elicit.client.prompts import Decision, FormPrompt
 from mcp_elicit.gateway import Gateway
 from tests import markers
@@ -53,11 +59,12 @@ from tests.gateway.asking_support import GatewayPerson
 from tests.integrations.fastmcp_support import (
     KEY,
     STAY,
+    audit_events,
     recorded,
     recorded_command,
     type_on_page,
 )
-from tests.paths import EXAMPLES
+from tests.paths import EXAMPLES, PEER_SERVERS
 from tests.server_support import Person, connect, serve_on_loopback, text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -142,13 +149,39 @@ def quick_start(tmp_path: Path) -> StdioServerParameters:
     return StdioServerParameters(command=command, args=args, env=env, cwd=str(tmp_path))
 
 
+def secret_upstream(tmp_path: Path) -> StdioServerParameters:
+    """The tests' secret server over stdio (``connect_later``: "open this link first" until the
+    key is stored; -32042 on 2025-11-25), on a SQLite store of the test's own, recorded as
+    :func:`quick_start` is."""
+    markers.require("slow")
+    store = f"sqlite:///{tmp_path / 'flows.db'}"
+    script = str(PEER_SERVERS / "secret_server.py")
+    command, args = recorded_command(script, tmp_path, "--store", store)
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), MCP_ELICIT_KEY=KEY)
+    return StdioServerParameters(command=command, args=args, env=env, cwd=str(tmp_path))
+
+
+def asking_upstream(tmp_path: Path) -> StdioServerParameters:
+    """tests/gateway/asking_support.py's server over stdio: ``book`` (a form) and
+    ``open_bad_page`` (a link with a password in it, which the policy blocks)."""
+    markers.require("slow")
+    code = "from tests.gateway.asking_support import asking_server; asking_server().run()"
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=root, XDG_STATE_HOME=str(tmp_path / "state"))
+    return StdioServerParameters(command=sys.executable, args=["-c", code], env=env, cwd=root)
+
+
 @asynccontextmanager
 async def gateway_asking(
-    upstream: StdioServerParameters, person: GatewayPerson, upstream_protocol: str = "auto"
+    upstream: StdioServerParameters,
+    person: GatewayPerson,
+    upstream_protocol: str = "auto",
+    audit: io.StringIO | None = None,
 ) -> AsyncIterator[str]:
-    """``mcp-elicit gateway --ask`` in-process, in front of ``upstream``, asking ``person``;
-    served over Streamable HTTP on loopback. Yields its URL."""
-    ask = person.handler()
+    """``mcp-elicit gateway --ask`` in-process, in front of ``upstream``, asking ``person``
+    (its audit log into ``audit``, if given); served over Streamable HTTP on loopback. Yields
+    its URL."""
+    ask = person.handler() if audit is None else person.handler(audit=AuditLog(audit))
     async with (
         Gateway(upstream, upstream_protocol=upstream_protocol, ask=ask) as gateway,
         serve_on_loopback(gateway.http_app(), log_level="warning") as port,
@@ -278,6 +311,89 @@ async def test_the_secret_is_typed_on_the_servers_page_and_never_reaches_the_age
     upstream = b"".join(recorded(tmp_path, "sent") + recorded(tmp_path, "received"))
     upstream_bytes = upstream.decode()
     assert page in upstream_bytes and key not in upstream_bytes
+
+
+async def test_decline_cancel_and_a_blocked_link_reach_the_agent_as_the_tools_results(
+    tmp_path: Path,
+) -> None:
+    # One gateway, one session: the agent asked three times, a tool call each.
+    person = GatewayPerson([{"action": "decline"}, {"action": "cancel"}])
+    log = io.StringIO()
+    said: list[str] = []
+    models: list[CallsOnce] = []
+    async with gateway_asking(asking_upstream(tmp_path), person, audit=log) as url:
+        server = hotel(url)
+        async with server:
+            for tool in ["book", "book", "open_bad_page"]:
+                model = CallsOnce(tool)
+                models.append(model)
+                agent = Agent(name="concierge", model=model, mcp_servers=[server])
+                result = await Runner.run(
+                    agent, f"Use {tool}.", run_config=RunConfig(tracing_disabled=True)
+                )
+                said.append(result.final_output)
+    assert said == [
+        "tool said: declined",
+        "tool said: cancelled (None)",
+        "tool said: Cancelled(reason='url-blocked')",
+    ]
+    # The person saw the two forms and a notice; the blocked link was neither offered nor
+    # opened, and its password was shown to nobody.
+    assert [kind for kind, _ in person.screen] == ["form", "form", "notice"]
+    assert "Blocked a link" in person.screen[2][1] and person.opened == []
+    decline, cancel, blocked = audit_events(log)
+    assert (decline["mode"], decline["outcome"]) == ("form", "decline")
+    assert (cancel["mode"], cancel["outcome"]) == ("form", "cancel")
+    assert (blocked["mode"], blocked["outcome"], blocked["why"]) == ("url", "cancel", "url-blocked")
+    assert blocked["url_verdict"] == "block"
+    seen = json.dumps([m.inputs for m in models], default=str) + str(person.screen)
+    assert "hunter2" not in seen + log.getvalue()
+
+
+@pytest.mark.browser
+async def test_open_this_link_first_is_answered_before_the_agent_sees_it(tmp_path: Path) -> None:
+    # A 2025-11-25 upstream raises -32042 ("open this link first"); the gateway's person
+    # consents, opens the link and types the key on the server's page; the gateway calls once
+    # more, and the agent gets the tool's result, never the error.
+    person = GatewayPerson([{"action": "accept"}], completion_wait=30.0)
+    log = io.StringIO()
+    model = CallsOnce("connect_later")
+    key = f"service-{uuid.uuid4().hex}"
+    result: Any = None
+
+    async def agent(url: str) -> None:
+        nonlocal result
+        result = await run_agent(model, hotel(url), "Connect the service.")
+
+    async with (
+        gateway_asking(secret_upstream(tmp_path), person, "2025-11-25", audit=log) as url,
+        anyio.create_task_group() as tasks,
+    ):
+        tasks.start_soon(agent, url)
+        with anyio.fail_after(30):
+            while not person.opened:
+                await anyio.sleep(0.05)
+        [page] = person.opened
+        await type_on_page(page, "SERVICE_API_KEY", key)
+    assert result.final_output.startswith(f"tool said: ok: key ending in {key[-4:]} (sha256 ")
+    assert [kind for kind, _ in person.screen] == ["url", "notice", "opened"]
+    prompt = person.screen[0][1]
+    assert prompt.required_by == "connect_later" and prompt.url == page
+    (event,) = audit_events(log)
+    assert (event["required_by"], event["outcome"]) == ("connect_later", "accept")
+    assert event["completed_by"] == "server"
+    # The upstream did raise -32042, and was called twice; the agent's model saw one result.
+    answers = [json.loads(line) for line in b"".join(recorded(tmp_path, "received")).splitlines()]
+    assert [a["error"]["code"] for a in answers if "error" in a] == [-32042]
+    assert [m["params"]["name"] for m in wire(tmp_path) if m.get("method") == "tools/call"] == [
+        "connect_later",
+        "connect_later",
+    ]
+    conversation = json.dumps(model.inputs, default=str)
+    assert "-32042" not in conversation and "open a link first" not in conversation
+    assert key not in conversation + str(person.screen) + log.getvalue()
+    upstream = b"".join(recorded(tmp_path, "sent") + recorded(tmp_path, "received")).decode()
+    assert key not in upstream
 
 
 class Slow(ScriptedRenderer):

@@ -7,7 +7,10 @@ Built on the official SDK client with mcp-elicit's SDK seams (``mcp_elicit._sdk`
 it declares exactly what it is told to and answers raw. Without a break (``none``) it is a
 good client: it declares form and URL mode, fills every default, answers forms validly, agrees
 to links without fetching them, and after -32042 calls again only once the completion notice
-came.
+came. On 2026-07-28 it declares the tasks extension (``io.modelcontextprotocol/tasks``) on every
+request and follows a task as a good client does (:meth:`Hooks.follow`): polls at the server's
+interval with ``Mcp-Name``, answers each key once through the same checks as a pushed question,
+with only outstanding keys; a task to a call that did not declare the extension is an error.
 """
 
 from __future__ import annotations
@@ -21,11 +24,14 @@ from typing import Any
 import anyio
 import httpx2
 import mcp_types as types
+from mcp.client.extension import advertise
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from mcp_elicit import _sdk
+from mcp_elicit.protocol.codes import META_CLIENT_CAPABILITIES, TASKS_EXTENSION
+from mcp_elicit.protocol.tasks import declares_tasks
 
 BREAKS = (
     "none",
@@ -39,6 +45,13 @@ BREAKS = (
     "client-rate-limit",
     "client-answers-message-only",
     "client-result-type",
+    "client-task-declares",
+    "client-task-unsolicited",
+    "client-task-poll-interval",
+    "client-task-mcp-name",
+    "client-task-dedup",
+    "client-task-update-keys",
+    "client-task-input-checks",
 )
 LIMIT = 20  # questions answered per run; a good client cuts a flood off
 GOOD = {"email": "person@example.com", "age": 42, "plan": "basic"}
@@ -52,6 +65,7 @@ class Hooks:
         # The early draft is spoken by proposing 2025-03-26 and declaring elicitation.
         self.proposed_version: str | None = protocol if protocol == "2025-03-26" else None
         self.asked = 0
+        self.session: Any = None  # set once connected: a task's requests go through it
 
     def capabilities(self, version: str, declared: types.ClientCapabilities) -> Any:
         if self.proposed_version == "2025-03-26":
@@ -108,7 +122,69 @@ class Hooks:
         options: dict[str, Any],
         version: str | None,
     ) -> Any:
-        return await send(method, params, options)
+        if method == "tasks/get" and self.broken == "client-task-declares":
+            params = _undeclared(params)
+        raw = await send(method, params, options)
+        if method == "tools/call" and isinstance(raw, Mapping) and raw.get("resultType") == "task":
+            if not declares_tasks(params) and self.broken != "client-task-unsolicited":
+                raise MCPError(types.INVALID_PARAMS, "a task to a call that did not ask for one")
+            return await self.follow(str(raw.get("taskId")), raw)
+        return raw
+
+    async def follow(self, task_id: str, task: Mapping[str, Any]) -> dict[str, Any]:
+        """Poll the task to its end, answering its questions; its result, as ``tools/call``'s."""
+        seen: set[str] = set()
+        answered: dict[str, Any] = {}
+        while True:
+            interval = float(task.get("pollIntervalMs") or 1000) / 1000
+            await anyio.sleep(0.01 if self.broken == "client-task-poll-interval" else interval)
+            task = await self._task_request("tasks/get", task_id, {})
+            status = task.get("status")
+            if status == "completed":
+                return {**task["result"], "resultType": "complete"}
+            if status in ("failed", "cancelled"):
+                raise MCPError(types.INTERNAL_ERROR, f"task {task_id} {status}")
+            for key, request in (task.get("inputRequests") or {}).items():
+                if key in seen and self.broken != "client-task-dedup":
+                    continue
+                seen.add(key)
+                response = await self._answer_in_task(dict(request.get("params") or {}))
+                responses = {key: response}
+                if self.broken == "client-task-update-keys":
+                    responses = {**answered, key: response}  # an answered key, sent again
+                answered[key] = response
+                await self._task_request("tasks/update", task_id, {"inputResponses": responses})
+
+    async def _answer_in_task(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.broken == "client-task-input-checks":  # inside a task, anything goes
+            return (
+                {"action": "accept", "content": {}}
+                if "requestedSchema" in params
+                else {"action": "accept"}
+            )
+        return await self.on_elicitation(None, params)
+
+    async def _task_request(
+        self, method: str, task_id: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        omit = self.broken == "client-task-mcp-name"
+        headers = {} if omit else {"Mcp-Name": task_id}
+        raw = await _sdk.send_stamped_request(
+            self.session, method, {"taskId": task_id, **params}, headers=headers
+        )
+        return dict(raw)
+
+
+def _undeclared(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``params`` without the tasks extension among its ``_meta`` capabilities."""
+    params = dict(params or {})
+    meta = dict(params.get("_meta") or {})
+    capabilities = dict(meta.get(META_CLIENT_CAPABILITIES) or {})
+    extensions = dict(capabilities.get("extensions") or {})
+    extensions.pop(TASKS_EXTENSION, None)
+    capabilities["extensions"] = extensions
+    meta[META_CLIENT_CAPABILITIES] = capabilities
+    return {**params, "_meta": meta}
 
 
 async def main(broken: str, url: str, protocol: str) -> int:
@@ -135,9 +211,12 @@ async def main(broken: str, url: str, protocol: str) -> int:
             elicitation_callback=answer,
             message_handler=on_message,
             cache=None,
+            # Declared on 2026-07-28 (but by the break that must meet a task it did not ask for).
+            extensions=[] if broken == "client-task-unsolicited" else [advertise(TASKS_EXTENSION)],
         )
         client.hooks = hooks
         async with client:
+            hooks.session = client.session
             tools = await client.list_tools()
             for tool in tools.tools:
                 try:

@@ -119,6 +119,12 @@ class Quick:
 
 
 @dataclass
+class OptIn:
+    name: Annotated[str, Title("Your name")]
+    newsletter: Annotated[bool | None, Title("Send me the newsletter")] = None
+
+
+@dataclass
 class EveryFieldServer:
     server: MCPServer
     outcomes: list[Any] = field(default_factory=list)
@@ -162,6 +168,14 @@ def build() -> EveryFieldServer:
             value = answer.value
             return f"{n}:{value.answer}:{value.urgent}:{value.size.value}"
         return f"{n}:{'declined' if isinstance(answer, Declined) else 'cancelled'}"
+
+    @server.tool()
+    async def newsletter(ctx: Context) -> str:
+        """An optional yes/no without a default: left alone, it is no answer at all."""
+        answer = await ask(ctx, OptIn, "Stay in touch?")
+        if isinstance(answer, Accepted):
+            return json.dumps(asdict(answer.value))
+        return "not accepted"
 
     @server.tool()
     async def terms(ctx: Context) -> str:

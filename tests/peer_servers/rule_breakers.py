@@ -7,6 +7,8 @@ all of them: each is served at ``/NAME/mcp`` (:data:`BROKEN`), and each breaks o
   2025-06-18 and 2025-11-25, an InputRequiredResult from
   ``test_input_required_result_elicitation`` on 2026-07-28) with a nested object property, a
   clickable link in its message, a field for the account password;
+- ``standalone-question``: a form (``test_elicitation``) pushed on the session's standalone
+  stream (the GET stream over HTTP) instead of the call's own (SEP-2260);
 - ``http-link``: a URL-mode link (``test_url_elicitation``) that is plain ``http://`` on a
   public host;
 - ``hostile``: escape sequences and bidi controls (:data:`HOSTILE`) in its tool names and
@@ -62,17 +64,27 @@ FORM = {
 }
 
 
-def _form_server(name: str, question: str, schema: dict[str, Any]) -> MCPServer:
+def _form_server(
+    name: str, question: str, schema: dict[str, Any], *, standalone: bool = False
+) -> MCPServer:
     """A server whose form question (both eras) is ``question`` (or the message it is given)
     with ``schema``; it keeps the other rules: answers are checked (naming the field), and a
-    2026-07-28 request that declares no elicitation gets -32021."""
+    2026-07-28 request that declares no elicitation gets -32021. ``standalone``: the pushed
+    question goes on the session's standalone stream (over HTTP the GET stream), tied to no
+    request: the SDK's ``elicit_form`` without ``related_request_id``."""
     server = MCPServer(name, log_level="WARNING")
 
     @server.tool()
     async def test_elicitation(message: str, ctx: Context) -> str:
         """Asks its form question (pushed)."""
         asked = question or message
-        result = await ctx.session.elicit_form(asked, schema, related_request_id=ctx.request_id)
+        related = None if standalone else ctx.request_id
+        if standalone:
+            # The SDK client opens its GET stream as it sends notifications/initialized, in
+            # the background, and the SDK server drops a standalone message while no GET
+            # stream is open: a check that calls at once would otherwise wait for nothing.
+            await anyio.sleep(STANDALONE_PAUSE)
+        result = await ctx.session.elicit_form(asked, schema, related_request_id=related)
         if result.action == "accept":
             _check_answer(schema, result.content or {})
         return f"Form: {result.action}"
@@ -99,6 +111,8 @@ def _form_server(name: str, question: str, schema: dict[str, Any]) -> MCPServer:
 
 
 MISSING_CAPABILITY = -32021
+STANDALONE_PAUSE = 0.3
+"""Seconds ``standalone-question`` waits before it pushes, for the client's GET stream."""
 
 
 def _asking(message: str, schema: dict[str, Any]) -> InputRequiredResult:
@@ -262,17 +276,26 @@ BROKEN: dict[str, Callable[[], MCPServer]] = {
     ),
     "form-password": lambda: _form_server("form-password", "Sign in to continue.", PASSWORD),
     "http-link": lambda: _link_server("http-link", "http://check.example.com/connect"),
+    "standalone-question": lambda: _form_server("standalone-question", "", FORM, standalone=True),
     "hostile": _hostile,
     "hostile-list": lambda: _ListFails("hostile-list", log_level="WARNING"),
     "endless": _endless,
     "late-link": _late_link,
 }
 SILENT = "silent"
+SIGN_IN = "sign-in"
+"""Answers every request 401 with a bearer challenge, as a protected server does to a client
+without a token (or with one it refuses)."""
 
 
 async def _never_answer(request: Request) -> Response:
     await anyio.sleep_forever()
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _wants_a_token(request: Request) -> Response:
+    challenge = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+    return Response(status_code=401, headers={"WWW-Authenticate": challenge})
 
 
 def app() -> Starlette:
@@ -282,6 +305,7 @@ def app() -> Starlette:
     }
     routes: list[BaseRoute] = [route for each in apps.values() for route in each.routes]
     routes.append(Route(f"/{SILENT}/mcp", _never_answer, methods=["GET", "POST", "DELETE"]))
+    routes.append(Route(f"/{SIGN_IN}/mcp", _wants_a_token, methods=["GET", "POST", "DELETE"]))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:

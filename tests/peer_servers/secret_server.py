@@ -47,7 +47,6 @@ import json
 import logging
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -74,6 +73,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # run as a script: make `tests.identities` importable
     sys.path.insert(0, str(REPO))
 
+from tests import warm_python  # noqa: E402
 from tests.identities import TEST_USER_HEADER, HeaderIdentity  # noqa: E402
 from tests.ports import free_port as free_port  # noqa: E402  (the tests import it from here)
 
@@ -84,6 +84,8 @@ from mcp_elicit.server import (  # noqa: E402
     Elicitation,
     Identity,
     LocalIdentity,
+    TaskSettings,
+    ask,
     secret,
     secret_required,
     stored_secret,
@@ -95,6 +97,11 @@ SECRET_NAME = "SERVICE_API_KEY"
 MESSAGE = "Your Service API key, so that this server can connect to the Service for you."
 TOKEN_PREFIX = "user-"
 ISSUER = "https://issuer.test"
+
+
+@dataclass
+class Traveller:
+    name: str
 
 
 def masked(value: SecretStr) -> str:
@@ -138,6 +145,7 @@ def build(
     auth_port: int | None,
     user: str,
     resume_wait: float = 20.0,
+    tasks: bool = False,
 ) -> tuple[MCPServer, Elicitation]:
     identity: Identity
     if auth_port is not None:
@@ -160,7 +168,33 @@ def build(
         identity=identity,
         url_draft=url_draft,
         url_resume_wait=resume_wait,
+        # Only the check tool of the tasks extension (server-task-unknown-id with two test
+        # users) and the form of the multi-instance task tests run as tasks.
+        tasks=TaskSettings(
+            default="forbidden",
+            tools={"test_task_slow": "optional", "test_task_ask": "optional"},
+        )
+        if tasks
+        else False,
     )
+    if tasks:
+
+        @server.tool()
+        async def test_task_slow(ctx: Context, seconds: float) -> str:
+            """Works for ``seconds``; a task when the call declares the tasks extension."""
+            await anyio.sleep(seconds)
+            return f"Worked for {seconds:g} s."
+
+        @server.tool()
+        async def test_task_ask(ctx: Context) -> str:
+            """Asks who travels (a form), then another name: tests/server/test_task_instances.py
+            answers the first through another instance, and kills this one at the second."""
+            first = await ask(ctx, Traveller, "Who travels?")
+            if not isinstance(first, Accepted):
+                return "not booked"
+            second = await ask(ctx, Traveller, "And who else?")
+            names = [a.value.name for a in (first, second) if isinstance(a, Accepted)]
+            return "booked " + " and ".join(names)
 
     @server.tool()
     async def connect_service(ctx: Context) -> str:
@@ -248,9 +282,7 @@ class HttpServer:
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs, as in a crash."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-        self.process.wait(30)
+        warm_python.kill(self.process)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -540,6 +572,7 @@ def main() -> None:
         "--auth", action="store_true", help="TEST bearer tokens and X-Test-User browsers"
     )
     parser.add_argument("--url-draft", action="store_true", help="speak the URL-mode draft")
+    parser.add_argument("--tasks", action="store_true", help="serve test_task_slow as a task")
     parser.add_argument("--user", default="local", help="the LocalIdentity user")
     parser.add_argument(
         "--resume-wait", type=float, default=20.0, help="Elicitation(url_resume_wait=...)"
@@ -555,6 +588,7 @@ def main() -> None:
         auth_port=args.http if args.auth else None,
         user=args.user,
         resume_wait=args.resume_wait,
+        tasks=args.tasks,
     )
     configure_logging(os.environ.get("SECRET_SERVER_LOG", "WARNING"))
     if args.http is None:

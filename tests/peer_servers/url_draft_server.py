@@ -3,6 +3,9 @@
 Newline-delimited JSON-RPC on stdio. ``sync`` fails with -32604 naming one URL elicitation (in
 the draft's ``elicitionId`` spelling) until the client has tracked it to completion with
 ``elicitation/track``, which sends a progress notification and then returns complete.
+
+With ``--backwards`` the track breaks the progress rule (the value MUST increase with each
+notification): 1 ("one"), 1 ("one again"), 0.5 ("back"), then 2 ("two").
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import sys
 from typing import Any
 
 tracked: set[str] = set()
+BACKWARDS = "--backwards" in sys.argv[1:]
+STEPS = [(1, "one"), (1, "one again"), (0.5, "back"), (2, "two")] if BACKWARDS else [(1, None)]
 
 
 def send(message: dict[str, Any]) -> None:
@@ -69,12 +74,10 @@ def answer(request: dict[str, Any]) -> None:
             )
     elif method == "elicitation/track":
         token = (params.get("_meta") or {}).get("progressToken")
-        send(
-            {
-                "method": "notifications/progress",
-                "params": {"progressToken": token, "progress": 1, "total": 1},
-            }
-        )
+        for value, text in STEPS:
+            notice: dict[str, Any] = {"progressToken": token, "progress": value}
+            notice.update({"message": text} if text else {"total": 1})
+            send({"method": "notifications/progress", "params": notice})
         tracked.add(params.get("elicitationId", ""))
         send({"id": ident, "result": {"status": "complete"}})
     elif ident is not None:

@@ -830,3 +830,34 @@ def test_a_cancels_outcome_is_read_from_its_meta(
     parsed = parse_elicit_result(result, revision="2025-11-25")
     assert not isinstance(parsed, list)
     assert parsed.outcome == outcome
+
+
+def test_a_requests_schema_and_an_answers_content_are_copies_of_their_own() -> None:
+    # The schema of every request and the content of every answer are copied (a JSON-only copy,
+    # deepcopy for anything else): nothing the caller changes afterwards reaches them.
+    value = {"type": "string", "enum": ["a", "b"]}
+    schema = {"type": "object", "properties": {"x": value}, "required": ["x"]}
+    request = request_of(
+        parse_elicitation_params({"message": "m", "requestedSchema": schema}, revision=R2)
+    )
+    assert request.requested_schema == schema
+    value["enum"].append("c")
+    schema["required"].clear()
+    assert request.requested_schema is not None
+    assert request.requested_schema["properties"]["x"]["enum"] == ["a", "b"]
+    assert request.requested_schema["required"] == ["x"]
+    content: dict[str, Any] = {"x": ["a"], "y": 1}
+    result = elicit_result("accept", content, revision=R2)
+    content["x"].append("b")
+    assert result["content"] == {"x": ["a"], "y": 1}
+
+
+def test_a_schema_that_holds_itself_is_still_copied() -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    schema["properties"]["self"] = schema
+    request = request_of(
+        parse_elicitation_params({"message": "m", "requestedSchema": schema}, revision=R2)
+    )
+    copied = request.requested_schema
+    assert copied is not None and copied["properties"]["self"] is not schema
+    assert copied["properties"]["self"]["properties"] is copied["properties"]  # as deepcopy does

@@ -8,6 +8,7 @@ with ``Elicitation`` installed, in process.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import time
 import types as pytypes
@@ -23,12 +24,14 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_elicit._sdk import ElicitingSdkClient
 from mcp_elicit.protocol import ElicitationModes
+from mcp_elicit.protocol.codes import ELICITATION_TRACK
 from mcp_elicit.server import (
     AccessTokenIdentity,
     DeploymentKey,
     Elicitation,
     UrlRequired,
     ask_url,
+    completions,
     confirm,
     secret,
     secret_required,
@@ -201,6 +204,54 @@ async def test_author_supplied_elicitation_id_is_the_one_sent_and_told() -> None
         await until(lambda: told_alpha.completed == ["author-chosen-7"])
         await anyio.sleep(0.2)
     assert told_alpha.completed == ["author-chosen-7"] and told_beta.completed == []
+
+
+async def test_track_progress_strictly_increases_with_every_notification(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # CHECKLIST #60 (progress utility, used by the URL-mode draft's elicitation/track, #59):
+    # "The progress value MUST increase with each notification". One track, held open for
+    # several progress notifications (every 20 ms here, not every 5 s), then completed: every
+    # notification is recorded, there are several, and each is above the one before.
+    # (Our client speaks no draft of its own on 2025-06-18: the track is sent by hand, for a
+    # flow of a -32042; the handler is the draft's, served whenever url_draft=True.)
+    monkeypatch.setattr(completions, "TRACK_PROGRESS_EVERY", 0.02)
+    server, elicitation, _ = link_server(url_draft=True)
+    async with connect(server, protocol="2025-11-25", elicitation=elicitation) as mcp:
+        sdk = mcp.client.sdk
+        assert isinstance(sdk, ElicitingSdkClient)
+        with pytest.raises(MCPError) as raised:
+            await sdk.dispatcher.send_raw_request(
+                "tools/call", {"name": "later", "arguments": {}}, {}
+            )
+        assert raised.value.error.code == -32042
+        data = raised.value.error.data
+        assert isinstance(data, dict)
+        (item,) = data["elicitations"]
+        seen: list[tuple[float, str | None]] = []
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            seen.append((value, message))
+
+        tracked: dict[str, Any] = {}
+
+        async def track() -> None:
+            params = {"elicitationId": item["elicitationId"], "_meta": {"progressToken": "p"}}
+            tracked.update(
+                await sdk.dispatcher.send_raw_request(
+                    ELICITATION_TRACK, params, {"on_progress": progress}
+                )
+            )
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(track)
+                await until(lambda: len(seen) >= 4)
+                await elicitation.flows.complete(item["elicitationId"], user=LOCAL_USER)
+    assert tracked == {"status": "complete"}
+    values = [value for value, _ in seen]
+    assert len(values) >= 4, seen
+    assert all(b > a for a, b in itertools.pairwise(values)), values
 
 
 # -- 2.1 capabilities ------------------------------------------------------------------------------

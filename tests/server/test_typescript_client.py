@@ -21,18 +21,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from tests.served import Served
-from tests.typescript_support import LinkAction, ts_client
+from tests.typescript_support import enter_on_page, ts_client
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 REVISIONS = ["2025-06-18", "2025-11-25", "2026-07-28"]
 URL_REVISIONS = ["2025-11-25", "2026-07-28"]
-CSRF_FIELD = re.compile(r'<input type="hidden" name="csrf" value="([^"]+)">')
 
 CONFORMANCE_SERVER = ROOT / "examples" / "conformance_server.py"
 QUICKSTART = [sys.executable, str(ROOT / "examples" / "server_quickstart.py")]
@@ -48,24 +46,6 @@ STAY = {"guest": "Ada", "arrival": "2026-12-01"}
 
 
 # -- the TypeScript client -------------------------------------------------------------------
-
-
-def enter_on_page(value: str) -> LinkAction:
-    """Act as the person's browser: open the hosted page the link leads to, submit ``value``."""
-
-    def enter(event: dict[str, Any]) -> None:
-        url = str(event["url"])
-        with httpx2.Client(timeout=30.0) as browser:
-            page = browser.get(url)
-            assert page.status_code == 200, page.text
-            token = CSRF_FIELD.search(page.text)
-            assert token is not None, page.text
-            sent = browser.post(
-                url, data={"csrf": token.group(1), "action": "submit", "value": value}
-            )
-            assert sent.status_code == 303, sent.text
-
-    return enter
 
 
 def answers(*entries: dict[str, Any]) -> str:

@@ -33,7 +33,16 @@ from mcp_elicit.stores import FlowStatus, SealedSecret, StoreError, TooManyFlows
 from mcp_elicit.stores.postgres import SCHEMA_VERSION, PostgresStore
 from tests import markers
 from tests.peers import missing
-from tests.store_contract import NOW, FeedContract, StoreContract, flow, sealed, store_fixture
+from tests.store_contract import (
+    NOW,
+    FeedContract,
+    StoreContract,
+    TaskContract,
+    TaskFeedContract,
+    flow,
+    sealed,
+    store_fixture,
+)
 from tests.stores.support import DATABASE_URL, admin, drop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.services]
@@ -68,7 +77,7 @@ async def postgres_store(
 store = store_fixture({"postgresql": postgres_store})
 
 
-class TestPostgresContract(StoreContract, FeedContract):
+class TestPostgresContract(StoreContract, FeedContract, TaskContract, TaskFeedContract):
     """The contract, unchanged, on PostgreSQL."""
 
 
@@ -98,7 +107,7 @@ async def test_the_schema_is_made_on_first_use_and_a_second_store_leaves_it_alon
             assert await tables_of(connection, schema) == {}  # opening connects to nothing
             await first.create_flow(flow())
             made = await tables_of(connection, schema)
-            assert set(made) == {"flows", "secrets", "ended_sessions", "schema_version"}
+            assert set(made) == {"flows", "secrets", "ended_sessions", "tasks", "schema_version"}
             assert await version_rows(connection, schema) == [SCHEMA_VERSION]
             second = open_store(f"{DATABASE_URL}?schema={schema}")
             try:
@@ -243,6 +252,7 @@ async def test_a_table_prefix_puts_every_name_under_it() -> None:
             "tenant_a_flows",
             "tenant_a_secrets",
             "tenant_a_ended_sessions",
+            "tenant_a_tasks",
             "tenant_a_schema_version",
         }
         indexes = await connection.fetch(
@@ -428,6 +438,31 @@ async def test_expire_purge_and_the_limit_use_their_indexes_under_a_generic_plan
             assert (
                 f"Index Only Scan using {index}" in plan or f"Index Scan using {index}" in plan
             ), plan
+
+
+async def test_the_sweep_and_the_purge_of_tasks_use_their_indexes() -> None:
+    """``stale_tasks`` runs on every instance every 5 s: each half of it, and the purge, must
+    read a partial index under a generic plan, never scan the table."""
+    async with postgres_store() as store, admin() as connection:
+        sql = store._task_sql
+        rows = [
+            (f"t{n}", "s", f"u{n % 100}", 1, "working", n % 5 == 0, 1.0, 1000.0 + n, float(n), b"")
+            for n in range(5000)
+        ]
+        await connection.executemany(sql.insert, rows)
+        await connection.execute(f'ANALYZE "{store.schema}".tasks')
+        await connection.execute("SET plan_cache_mode = force_generic_plan")
+        cases = {
+            "tasks_live_by_lease": (sql.stale, "(10.0)"),
+            "tasks_live_by_expiry": (sql.stale, "(10.0)"),
+            "tasks_done_by_expiry": (sql.purge, "(1010.0)"),
+        }
+        for n, (index, (statement, args)) in enumerate(cases.items()):
+            await connection.execute(f"PREPARE q{n} AS {statement}")
+            plan = "\n".join(r[0] for r in await connection.fetch(f"EXPLAIN EXECUTE q{n}{args}"))
+            assert f"Index Scan using {index}" in plan or f"Bitmap Index Scan on {index}" in plan, (
+                plan
+            )
 
 
 # -- URLs and errors --------------------------------------------------------------------------

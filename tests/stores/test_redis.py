@@ -20,7 +20,16 @@ from mcp_elicit.stores import LIVE, FlowStatus, SealedSecret, Store, StoreError,
 from mcp_elicit.stores.redis import RETENTION, RedisStore
 from tests import markers
 from tests.peers import missing
-from tests.store_contract import NOW, FeedContract, StoreContract, flow, store_fixture
+from tests.store_contract import (
+    NOW,
+    FeedContract,
+    StoreContract,
+    TaskContract,
+    TaskFeedContract,
+    flow,
+    store_fixture,
+    task,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.services]
 
@@ -51,7 +60,7 @@ async def redis_store(tmp_path: Path | None = None) -> AsyncIterator[RedisStore]
 store = store_fixture({"redis": redis_store})
 
 
-class TestRedisContract(StoreContract, FeedContract):
+class TestRedisContract(StoreContract, FeedContract, TaskContract, TaskFeedContract):
     """The contract, unchanged, on Redis."""
 
 
@@ -213,3 +222,26 @@ async def test_a_flow_survives_redis_killed_and_started_again_with_aof(tmp_path:
         await store.aclose()
         process.kill()
         process.wait()
+
+
+async def test_a_task_dropped_by_its_ttl_leaves_the_sweep_too() -> None:
+    """The hash's TTL is a backstop: a task Redis dropped itself is no stale task."""
+    async with redis_store() as store:
+        await store.create_task(task(lease_until=NOW))
+        assert await store.stale_tasks(NOW + 1) == ["task-1"]
+        await store._redis.delete(f"{store.prefix}task:task-1")
+        assert await store.stale_tasks(NOW + 1) == []
+        assert await store._redis.zcard(f"{store.prefix}tasks-lease") == 0
+
+
+async def test_every_task_key_has_a_ttl_but_the_shared_indexes() -> None:
+    async with redis_store() as store:
+        await store.create_task(task(expires_at=NOW + 600))
+        ttls = {
+            key.decode().removeprefix(store.prefix): await store._redis.ttl(key)
+            async for key in store._redis.scan_iter(match=f"{store.prefix}*")
+        }
+        assert 600 + RETENTION - 5 <= ttls.pop("task:task-1") <= 600 + RETENTION
+        [owner] = [k for k in ttls if k.startswith("tasks-of:")]
+        assert ttls.pop(owner) >= 600 + RETENTION - 5
+        assert ttls == {"tasks-lease": -1, "tasks-expiry": -1}

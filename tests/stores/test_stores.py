@@ -36,7 +36,16 @@ from mcp_elicit.stores import (
 from mcp_elicit.stores import sqlite as sqlite_engine
 from mcp_elicit.stores.credentials import without_password
 from mcp_elicit.stores.redis import RedisStore
-from tests.store_contract import DETAILS, NOW, StoreContract, StoreFactory, flow, store_fixture
+from tests.store_contract import (
+    DETAILS,
+    NOW,
+    StoreContract,
+    StoreFactory,
+    TaskContract,
+    flow,
+    store_fixture,
+    task,
+)
 
 
 @asynccontextmanager
@@ -63,7 +72,7 @@ FACTORIES: dict[str, StoreFactory] = {"memory": memory_store, "sqlite": sqlite_s
 store = store_fixture(FACTORIES)
 
 
-class TestStoreContract(StoreContract):
+class TestStoreContract(StoreContract, TaskContract):
     """The contract, once per engine in FACTORIES."""
 
 
@@ -448,6 +457,52 @@ async def test_sqlite_upgrades_a_version_2_file_keeping_everything(tmp_path: Pat
         assert raw.execute("PRAGMA user_version").fetchone()[0] == sqlite_engine.SCHEMA_VERSION
     finally:
         raw.close()
+
+
+@pytest.mark.anyio
+async def test_sqlite_upgrades_a_version_3_file_adding_the_tasks(tmp_path: Path) -> None:
+    """Version 4 adds the tasks' table; flows, secrets and ended sessions stay."""
+    path = tmp_path / "v3.db"
+    store = SQLiteStore(path)
+    await store.create_flow(flow("kept", server="srv"))
+    await store.end_session("session-1", until=NOW + 60, now=NOW)
+    await store.aclose()
+    raw = sqlite3.connect(path)
+    raw.execute("DROP TABLE tasks")
+    raw.execute("PRAGMA user_version = 3")
+    raw.commit()
+    raw.close()
+    store = SQLiteStore(path)
+    try:
+        assert await store.get_flow("kept") == flow("kept", server="srv")
+        assert await store.session_ended("session-1", now=NOW + 1)
+        await store.create_task(task(), limit=1)
+        assert await store.get_task("task-1") == task()
+    finally:
+        await store.aclose()
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == sqlite_engine.SCHEMA_VERSION
+    finally:
+        raw.close()
+
+
+def test_sqlite_the_sweep_and_the_purge_of_tasks_use_their_indexes(tmp_path: Path) -> None:
+    """Every instance asks ``stale_tasks`` every 5 s: no table scan."""
+    store = SQLiteStore(tmp_path / "plan.db")
+    conn = store._inline()
+    try:
+        for sql, index in [
+            (sqlite_engine.STALE_TASKS, "tasks_live_lease"),
+            (sqlite_engine.STALE_TASKS, "tasks_live_expiry"),
+            (sqlite_engine.PURGE_TASKS, "tasks_done_expiry"),
+        ]:
+            params = (1.0, 1.0) if sql is sqlite_engine.STALE_TASKS else (1.0,)
+            plan = " / ".join(row[-1] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+            assert f"USING INDEX {index}" in plan, plan
+            assert "SCAN tasks" not in plan, plan
+    finally:
+        conn.close()
 
 
 @pytest.mark.anyio

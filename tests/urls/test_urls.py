@@ -239,6 +239,31 @@ def test_credentials_message_names_the_real_host() -> None:
     assert "evil.com" in reason.message
 
 
+@pytest.mark.parametrize(
+    ("url", "told", "secret"),
+    [
+        ("https://admin:hunter2@pages.example.com/", "'admin:•••@'", "hunter2"),
+        ("https://x-access-token:ghp_0123456789abcdef@github.com/", ":•••@", "ghp_0123"),
+        ("https://ghp_0123456789abcdefghij@github.com/", "'ghp_•••@'", "0123456789abcdefghij"),
+        ("https://paypal.com:@evil.example/", "'paypal.com:•••@'", None),
+    ],
+)
+def test_credentials_message_never_repeats_the_password(
+    url: str, told: str, secret: str | None
+) -> None:
+    # The reason goes wherever the verdict is shown or written (a gateway's stderr, a log).
+    reasons = {r.code: r.message for r in check_url(url).reasons}
+    assert told in reasons["credentials"]
+    if secret is not None:
+        assert secret not in str(check_url(url).reasons)
+
+
+def test_a_user_name_like_a_host_is_shown_whole() -> None:
+    # The look-alike is the trick the person must see.
+    (reason,) = check_url("https://accounts.google.com@evil.com/").reasons
+    assert "'accounts.google.com@'" in reason.message
+
+
 def test_backslash_in_the_query_is_fine() -> None:
     assert_verdict(check_url("https://example.com/search?q=a\\b"), Verdict.ALLOW, set())
 

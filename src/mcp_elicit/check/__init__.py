@@ -10,7 +10,13 @@ Every check, its spec reference and the tools it needs: :data:`CHECKS`, docs/che
 
 from mcp_elicit.check.catalog import CHECKS, REVISIONS, Check, SpecRef
 from mcp_elicit.check.report import Outcome, Report, Status
-from mcp_elicit.check.running import UnknownCheck, check_client, check_server, select
+from mcp_elicit.check.running import (
+    ServerRefused,
+    UnknownCheck,
+    check_client,
+    check_server,
+    select,
+)
 
 __all__ = [
     "CHECKS",
@@ -18,6 +24,7 @@ __all__ = [
     "Check",
     "Outcome",
     "Report",
+    "ServerRefused",
     "SpecRef",
     "Status",
     "UnknownCheck",

@@ -52,6 +52,11 @@ class Check:
         return self.tools.get(revision, self.tools.get("*", ()))
 
 
+SEP_2260 = "SEP-2260"
+"""Where the association rule is written: the SEP (final), not yet a revision's page. It holds on
+every push revision (docs/tasks-design.md §2): a question belongs to the call that needs it."""
+
+
 def _on_any(*tools: str) -> dict[str, tuple[str, ...]]:
     return {"*": tools}
 
@@ -68,6 +73,33 @@ ROUND_TOOL = "test_input_required_result_elicitation"
 STATE_TOOL = "test_input_required_result_request_state"
 URL_TOOL = "test_url_elicitation"
 URL_REQUIRED_TOOL = "test_url_elicitation_required"
+
+# The tools of the tasks extension's checks (2026-07-28, io.modelcontextprotocol/tasks): ours,
+# in the suite's style (its own task fixtures, slow_compute and the like, ask nothing).
+TASK_SLOW_TOOL = "test_task_slow"
+TASK_ASK_TOOL = "test_task_ask"
+TASK_TWO_TOOL = "test_task_two_questions"
+TASK_BOTH_TOOL = "test_task_two_at_once"
+TASK_TOOL_ERROR_TOOL = "test_task_tool_error"
+TASK_PROTOCOL_ERROR_TOOL = "test_task_protocol_error"
+TASK_REQUIRED_TOOL = "test_task_required"
+# 2025-11-25's core tasks use the same tools (as tasks when the call carries params.task), and
+# two more: a tool that never runs as a task, and a URL-mode question inside a task.
+TASK_FORBIDDEN_TOOL = "test_task_forbidden"
+TASK_LINK_TOOL = "test_task_link"
+TASKS_EXT = "ext-tasks"
+"""Where the extension's rules are written: its specification draft (a page of its own, not a
+revision's)."""
+
+
+def _ext(section: str) -> SpecRef:
+    return SpecRef(TASKS_EXT, "extensions/tasks", section)
+
+
+def _core_tasks(section: str) -> SpecRef:
+    """A section of 2025-11-25's tasks page (experimental tasks in the core)."""
+    return SpecRef(Revision.V2025_11_25, "basic/utilities/tasks", section)
+
 
 # The tool that asks a form, by revision: pushed on the 2025 revisions, an input request on
 # 2026-07-28 (the form checks also call ENUMS_TOOL and STATE_TOOL when the server lists them).
@@ -118,6 +150,18 @@ SERVER_CHECKS: tuple[Check, ...] = (
         (_el(Revision.V2025_11_25, "Completion Notifications for URL Mode Elicitation"),),
         (Revision.V2025_11_25,),
         _on_any(URL_TOOL),
+    ),
+    Check(
+        "server-requests-associated",
+        "server",
+        "Every elicitation/create comes on the response stream of the client request it belongs "
+        "to, never on the standalone GET stream (Streamable HTTP)",
+        (
+            SpecRef(SEP_2260, "client/elicitation", "Request Association Requirement"),
+            SpecRef(SEP_2260, "basic/transports", "Clarify Transport Layer Constraints"),
+        ),
+        (Revision.V2025_06_18, Revision.URL_DRAFT, Revision.V2025_11_25),
+        _on_any(FORM_TOOL),  # and URL_TOOL beyond 2025-06-18, when the server lists it
     ),
     Check(
         "server-url-required-error",
@@ -289,7 +333,167 @@ SERVER_CHECKS: tuple[Check, ...] = (
         (Revision.V2026_07_28,),
         _on_any(STATE_TOOL, ROUND_TOOL),
     ),
+    # -- 2025-11-25's core tasks (not applicable to a server that declares no tasks) ----------
+    Check(
+        "server-task-support",
+        "server",
+        "A tool whose taskSupport is 'required' called without params.task gets -32601; a "
+        "'forbidden' tool called with it gets -32601 too",
+        (_core_tasks("Tool-Level Negotiation"),),
+        (Revision.V2025_11_25,),
+        _on_any(TASK_REQUIRED_TOOL, TASK_FORBIDDEN_TOOL),
+    ),
+    Check(
+        "server-task-related-task",
+        "server",
+        "The io.modelcontextprotocol/related-task _meta names the task on the elicitation/create "
+        "a task asks on tasks/result, on the tasks/result result, and on the completion notice "
+        "of a URL-mode question in the task",
+        (
+            _core_tasks("Associating Task-Related Messages"),
+            _core_tasks("Input Required Status"),
+            _core_tasks("Related Task Metadata"),
+        ),
+        (Revision.V2025_11_25,),
+        _on_any(TASK_ASK_TOOL, TASK_LINK_TOOL),
+    ),
+    Check(
+        "server-task-result",
+        "server",
+        "tasks/result on a live task waits for its end; on an ended task it returns exactly "
+        "what the call would have returned (the result, or the JSON-RPC error)",
+        (_core_tasks("Result Retrieval"),),
+        (Revision.V2025_11_25,),
+        _on_any(TASK_SLOW_TOOL),  # and the two error tools, when the server lists them
+    ),
+    Check(
+        "server-task-cancel-terminal",
+        "server",
+        "tasks/cancel answers with the task already 'cancelled'; cancelling a task that ended "
+        "gets -32602",
+        (_core_tasks("Task Cancellation"),),
+        (Revision.V2025_11_25,),
+        _on_any(TASK_SLOW_TOOL),
+    ),
+    # -- the tasks extension (io.modelcontextprotocol/tasks), on 2026-07-28 --------------------
+    Check(
+        "server-task-declared",
+        "server",
+        "server/discover declares capabilities.extensions['io.modelcontextprotocol/tasks'] and "
+        "no capabilities.tasks",
+        (_ext("Capability Negotiation"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_SLOW_TOOL),
+    ),
+    Check(
+        "server-task-undeclared",
+        "server",
+        "A call whose request does not declare the extension never gets resultType 'task'; a "
+        "tool that needs a task gets -32021 naming the extension",
+        (_ext("Capability Negotiation"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_SLOW_TOOL),  # and TASK_REQUIRED_TOOL, when the server lists it
+    ),
+    Check(
+        "server-task-methods-gated",
+        "server",
+        "tasks/get, tasks/update and tasks/cancel without the extension declared: -32021",
+        (_ext("Protocol Errors"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_SLOW_TOOL),
+    ),
+    Check(
+        "server-task-created",
+        "server",
+        "A task is answered with the flat CreateTaskResult (resultType 'task', ISO times, "
+        "integer ttlMs) and a tasks/get right after it resolves",
+        (_ext("Task Creation"), _ext("Polymorphic Results")),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_SLOW_TOOL),
+    ),
+    Check(
+        "server-task-input-requests",
+        "server",
+        "An input_required task shows its questions in inputRequests, under the same key on "
+        "every poll until answered",
+        (_ext("Task Polling"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_ASK_TOOL),
+    ),
+    Check(
+        "server-task-update-resumes",
+        "server",
+        "tasks/update is acknowledged with resultType 'complete', and the answer lets the task "
+        "go on to its result",
+        (_ext("Task Update Requests"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_ASK_TOOL),
+    ),
+    Check(
+        "server-task-keys-unique",
+        "server",
+        "A key is never reused in a task: the next question has a new one, and replaying an "
+        "answered key changes nothing",
+        (_ext("Task Update Requests"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_TWO_TOOL),
+    ),
+    Check(
+        "server-task-partial-update",
+        "server",
+        "Answering one of two outstanding keys leaves the other outstanding and the task "
+        "input_required",
+        (_ext("Task Update Requests"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_BOTH_TOOL),
+    ),
+    Check(
+        "server-task-outcome",
+        "server",
+        "A tool result with isError ends 'completed' with the result; a JSON-RPC error ends "
+        "'failed' with the error and no result",
+        (_ext("Task Execution Errors"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_TOOL_ERROR_TOOL, TASK_PROTOCOL_ERROR_TOOL),
+    ),
+    Check(
+        "server-task-unknown-id",
+        "server",
+        "A task id never issued, or another user's, gets -32602",
+        (_ext("Protocol Errors"), _ext("Security Considerations")),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_SLOW_TOOL),
+    ),
+    Check(
+        "server-task-removed-methods",
+        "server",
+        "tasks/result and tasks/list do not exist with the extension: -32601",
+        (SpecRef("SEP-2663", "extensions/tasks", "Backward Compatibility"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_SLOW_TOOL),
+    ),
+    Check(
+        "server-task-cancel",
+        "server",
+        "tasks/cancel is the empty acknowledgement, the task then ends, and cancelling it again "
+        "is the same acknowledgement",
+        (_ext("Task Cancellation"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_SLOW_TOOL),
+    ),
 )
+
+CORE_TASK_CHECKS: frozenset[str] = frozenset(
+    {
+        "server-task-support",
+        "server-task-related-task",
+        "server-task-result",
+        "server-task-cancel-terminal",
+    }
+)
+"""The checks of 2025-11-25's core tasks: not applicable to a server that declares no
+task-augmented ``tools/call`` in ``initialize`` (``capabilities.tasks.requests.tools.call``),
+as a client then MUST NOT make one (basic/utilities/tasks § Tool-Level Negotiation, rule 1)."""
 
 # The tools of the client checks: the scripted server lists one per scenario, and a client
 # under test calls every tool it lists (the official suite's convention).
@@ -303,6 +507,13 @@ RETRY_TOOL = "test_client_url_required"
 BURST_TOOL = "test_client_burst"
 MESSAGE_ONLY_TOOL = "test_client_message_only"
 RESULT_TYPE_TOOL = "test_client_result_type"
+TASK_DECLARES_TOOL = "test_client_task_declares"
+TASK_UNSOLICITED_TOOL = "test_client_task_unsolicited"
+TASK_POLL_TOOL = "test_client_task_poll_interval"
+TASK_MCP_NAME_TOOL = "test_client_task_mcp_name"
+TASK_DEDUP_TOOL = "test_client_task_dedup"
+TASK_UPDATE_KEYS_TOOL = "test_client_task_update_keys"
+TASK_INPUT_CHECKS_TOOL = "test_client_task_input_checks"
 
 CLIENT_CHECKS: tuple[Check, ...] = (
     Check(
@@ -409,6 +620,71 @@ CLIENT_CHECKS: tuple[Check, ...] = (
         ),
         (Revision.V2025_06_18, Revision.V2025_11_25),
         _on_any(BURST_TOOL),
+    ),
+    # -- the tasks extension (io.modelcontextprotocol/tasks), on 2026-07-28: a client whose
+    # tools/call does not declare it gets no task, and these are "not applicable" to it (but
+    # client-task-unsolicited, which is about exactly that call).
+    Check(
+        "client-task-declares",
+        "client",
+        "tools/call and every tasks/* request declare the extension in their own _meta",
+        (_ext("Capability Negotiation"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_DECLARES_TOOL),
+    ),
+    Check(
+        "client-task-unsolicited",
+        "client",
+        "A CreateTaskResult to a call that did not declare the extension is an error: the task "
+        "is not polled",
+        (_ext("Capability Negotiation"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_UNSOLICITED_TOOL),
+    ),
+    Check(
+        "client-task-poll-interval",
+        "client",
+        "No two tasks/get of a task closer than 0.9 x its pollIntervalMs",
+        (_ext("Task Polling"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_POLL_TOOL),
+    ),
+    Check(
+        "client-task-mcp-name",
+        "client",
+        "Over Streamable HTTP, tasks/get, tasks/update and tasks/cancel carry Mcp-Name: the taskId",
+        (_ext("Streamable HTTP: Routing Headers"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_MCP_NAME_TOOL),
+    ),
+    Check(
+        "client-task-dedup",
+        "client",
+        "A question still shown by later polls (the acknowledgement is eventually consistent) "
+        "is answered once",
+        (_ext("Task Update Requests"),),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_DEDUP_TOOL),
+    ),
+    Check(
+        "client-task-update-keys",
+        "client",
+        "tasks/update carries only outstanding keys: never one answered before",
+        (
+            _ext("Task Update Requests"),
+            SpecRef(TASKS_EXT, "ext-tasks-schema.ts", "UpdateTaskRequest"),
+        ),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_UPDATE_KEYS_TOOL),
+    ),
+    Check(
+        "client-task-input-checks",
+        "client",
+        "A question inside a task gets the checks of a pushed one: falsy defaults kept, a link "
+        "in an undeclared mode or with credentials in it refused and never opened",
+        (_ext("Task Update Requests"), _ext("Security Considerations")),
+        (Revision.V2026_07_28,),
+        _on_any(TASK_INPUT_CHECKS_TOOL),
     ),
 )
 

@@ -9,7 +9,8 @@ revision does not have is "not applicable".
 
 The scripted server is the official SDK's ``MCPServer`` on Streamable HTTP. Its questions go
 out raw (``mcp_elicit._sdk.send_raw_request``), so that what is judged is the client's answer
-as it came, not what the SDK made of it.
+as it came, not what the SDK made of it. The checks of the tasks extension
+(``client-task-*``) are served by :mod:`mcp_elicit.check.task_script` in front of it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import logging
 import os
 import secrets
 import socket
-import subprocess
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +33,16 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_elicit import _sdk
 from mcp_elicit.check.catalog import CHECKS, CLIENT_CHECKS, RESULT_TYPE_TOOL
+from mcp_elicit.check.client_process import run_client
 from mcp_elicit.check.report import Outcome, Status
+from mcp_elicit.check.task_script import DEFAULTS as TASK_DEFAULTS
+from mcp_elicit.check.task_script import (
+    TASK_CHECKS,
+    TASK_JUDGES,
+    TaskFront,
+    TaskTraffic,
+    TaskVerdict,
+)
 from mcp_elicit.forms import Form, InvalidSchema
 from mcp_elicit.protocol.codes import INVALID_PARAMS, URL_ELICITATION_REQUIRED
 from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision
@@ -80,6 +89,8 @@ class Record:
     """The client's, once it finished (``None``: it did not finish in time)."""
     last_words: str = ""
     """The last line the client wrote on stderr."""
+    tasks: TaskTraffic = field(default_factory=TaskTraffic)
+    """The task of a ``client-task-*`` check, as :class:`~.task_script.TaskFront` saw it."""
 
     def modes(self) -> set[str]:
         if self.declared is None:
@@ -185,6 +196,7 @@ class Scripted:
             "client-rate-limit": self._burst,
             "client-answers-message-only": self._message_only,
             "client-result-type": self._result_type,
+            **dict.fromkeys(TASK_CHECKS, self._no_task),
         }
         [tool] = CHECKS[self.check].tools_on("*")
         body = tools[self.check]
@@ -252,6 +264,34 @@ class Scripted:
             self.record.stripped_at = time.monotonic()
         return "done"
 
+    async def _no_task(self, ctx: Context) -> str:
+        # The call TaskFront leaves to the server: no task is scripted for it.
+        if ctx.protocol_version != Revision.V2026_07_28:
+            theirs = Revision.V2026_07_28
+            return f"tasks are the {theirs} extension's: nothing on {ctx.protocol_version}"
+        return "no task: the call did not declare the extension, or (unsolicited) it did"
+
+    def _task_question(self, kind: str) -> dict[str, Any]:
+        """An input request of a ``client-task-*`` task (2026-07-28: no elicitationId)."""
+        message = "mcp-elicit check: please answer (inside a task)."
+        if kind == "link":
+            # Refused either way: a mode the client did not declare, or credentials in the link.
+            undeclared = "url" not in self.record.tasks.modes
+            link = self.link("task-link", credentials=not undeclared)
+            return {"mode": "url", "message": message, "url": link}
+        properties = (
+            TASK_DEFAULTS
+            if kind == "defaults"
+            else {"name": {"type": "string", "default": "check"}}
+        )
+        schema = {"type": "object", "properties": dict(properties)}
+        return {"mode": "form", "message": message, "requestedSchema": schema}
+
+    def _task_call(self, revision: str) -> None:
+        [tool] = CHECKS[self.check].tools_on("*")
+        self.record.calls.append((time.monotonic(), tool))
+        self.record.protocol = revision
+
     async def _message_only(self, ctx: Context) -> str:
         if ctx.protocol_version != EARLY_DRAFT_VERSION:
             return f"a message-only request is the early draft's: nothing on {ctx.protocol_version}"
@@ -302,6 +342,11 @@ class Scripted:
         app: Any = self.server.streamable_http_app(host="127.0.0.1")
         if self.check == "client-result-type":
             app = _WithoutResultType(app, RESULT_TYPE_TOOL)
+        if self.check in TASK_CHECKS:
+            [tool] = CHECKS[self.check].tools_on("*")
+            app = TaskFront(
+                app, self.check, tool, self.record.tasks, self._task_question, self._task_call
+            )
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(uvicorn.Server(config).serve)
@@ -660,36 +705,48 @@ JUDGES: dict[str, Callable[[Record], str]] = {
     "client-answers-message-only": _judge_message_only,
     "client-result-type": _judge_result_type,
 }
+
+
+def _judge_task(judge: Callable[[TaskTraffic, int], TaskVerdict]) -> Callable[[Record], str]:
+    def run(record: Record) -> str:
+        status, seen = judge(record.tasks, len(record.hits))
+        if status is not Status.PASSED:
+            raise Judgement(status, seen)
+        return seen
+
+    return run
+
+
+JUDGES.update({check: _judge_task(judge) for check, judge in TASK_JUDGES.items()})
 assert set(JUDGES) == {check.id for check in CLIENT_CHECKS}, "a client check without a judge"
 
 
-async def run_client_check(command: Sequence[str], check: str) -> Outcome:
-    """Run the client under test against the scripted server of ``check``, then judge."""
+async def run_client_check(
+    command: Sequence[str], check: str, *, timeout: float = CLIENT_TIMEOUT
+) -> Outcome:
+    """Run the client under test against the scripted server of ``check``, then judge. The
+    client has ``timeout`` seconds; then it and every process it started are ended
+    (:mod:`mcp_elicit.check.client_process`). A client that crashed or timed out has the end
+    of its output in the outcome."""
     scripted = Scripted(check)
     env = {**os.environ, "MCP_CONFORMANCE_SCENARIO": check}
-    timed_out = False
     async with anyio.create_task_group() as tasks:
         await tasks.start(scripted.serve)
-        try:
-            with anyio.fail_after(CLIENT_TIMEOUT):
-                finished = await anyio.run_process(
-                    [*command, scripted.url], env=env, check=False, stdin=subprocess.DEVNULL
-                )
-        except TimeoutError:
-            timed_out = True
-            finished = None
+        finished = await run_client([*command, scripted.url], env=env, timeout=timeout)
         tasks.cancel_scope.cancel()
-    if finished is not None:
+    if not finished.timed_out:
         scripted.record.exit_status = finished.returncode
-        scripted.record.last_words = _last_words(finished.stderr.decode(errors="replace"))
+        scripted.record.last_words = _last_words(finished.stderr)
     status, seen = _judge(check, scripted.record)
-    if timed_out:
-        seen += f" (the client did not finish within {CLIENT_TIMEOUT:g} s)"
-    elif (
-        finished is not None
-        and finished.returncode != 0
-        and status is not Status.PASSED
-        and "(exit " not in seen
-    ):
+    if finished.timed_out:
+        seen += f" (the client did not finish within {timeout:g} s, and was ended)"
+    elif finished.returncode != 0 and status is not Status.PASSED and "(exit " not in seen:
         seen += f" (the client exited {finished.returncode}: {scripted.record.last_words})"
-    return Outcome(check, scripted.record.protocol or "-", status, seen)
+    failed = finished.timed_out or finished.returncode != 0
+    return Outcome(
+        check,
+        scripted.record.protocol or "-",
+        status,
+        seen,
+        output=finished.output if failed else "",
+    )

@@ -24,11 +24,18 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import encode_header_value
 from mcp.shared.message import SessionMessage
 from pydantic import TypeAdapter, ValidationError
 
 from mcp_elicit import _sdk
 from mcp_elicit.client.server_log import LoggedStdioServer, logged
+from mcp_elicit.protocol.codes import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_PROTOCOL_VERSION,
+)
+from mcp_elicit.protocol.tasks import tasks_declaration
 from mcp_elicit.revisions import Revision
 
 Answerer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -351,6 +358,33 @@ class Probe:
             options["on_progress"] = on_progress
         dispatcher = self.client.dispatcher
         return await self._send(lambda: dispatcher.send_raw_request(method, dict(params), options))
+
+    async def task_request(
+        self, method: str, params: Mapping[str, Any], *, declare: bool = True
+    ) -> ProbeReply:
+        """A request of the tasks extension's exchanges (2026-07-28), sent exactly as written
+        here: its own ``_meta`` (the probe's modes, and the extension unless ``declare`` is
+        false: the declaration is per request), and over Streamable HTTP the headers the
+        revision asks for, ``Mcp-Name`` the ``taskId`` (or the tool's name)."""
+        capabilities: dict[str, Any] = {}
+        if self.modes is not None:
+            capabilities["elicitation"] = {mode: {} for mode in sorted(self.modes)}
+        if declare:
+            capabilities.update(tasks_declaration())
+        sent = dict(params)
+        sent["_meta"] = {
+            **dict(sent.get("_meta") or {}),
+            META_PROTOCOL_VERSION: self.protocol_version,
+            META_CLIENT_INFO: {"name": "mcp-elicit-check", "version": "1"},
+            META_CLIENT_CAPABILITIES: capabilities,
+        }
+        headers = {"mcp-protocol-version": self.protocol_version, "mcp-method": method}
+        name = sent.get("taskId", sent.get("name"))
+        if isinstance(name, str):
+            headers["mcp-name"] = encode_header_value(name)
+        options: dict[str, Any] = {"timeout": TIMEOUT, "headers": headers}
+        dispatcher = self.client.dispatcher
+        return await self._send(lambda: dispatcher.send_raw_request(method, sent, options))
 
     async def _send(self, send: Callable[[], Awaitable[Any]]) -> ProbeReply:
         sink: list[Any] = []

@@ -38,6 +38,15 @@ class Status(enum.StrEnum):
     """The rule does not exist in this setting (one session over stdio, for instance)."""
 
 
+OUTPUT_CHARS = 16 * 1024
+"""At most this much of a peer's output is kept once cleaned (cleaning writes a control
+character out as ``\\u{…}``: what the runner kept can grow)."""
+OUTPUT_LINES = 20
+OUTPUT_WIDTH = 300
+"""The human report shows the last ``OUTPUT_LINES`` lines of an output, each cut at
+``OUTPUT_WIDTH`` characters; the JSON report has it whole."""
+
+
 # A status as a person reads it (the JSON report has ``Status.value``).
 STATUS_WORDS = {
     Status.PASSED: N_("passed"),
@@ -62,9 +71,15 @@ class Outcome:
     seen: str
     """What was seen on the wire, in a sentence: the evidence for a pass, the reason for a
     failure or a skip. Cleaned as the outcome is made (one line, no control characters)."""
+    output: str = ""
+    """The end of what the peer wrote (a client that crashed or timed out), as evidence:
+    cleaned as ``seen`` is, but for its line breaks; the human report shows its last
+    :data:`OUTPUT_LINES` lines, indented under the outcome's line."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "seen", clean(self.seen, newlines=False))
+        said = self.output.replace("\r\n", "\n").strip("\n")
+        object.__setattr__(self, "output", clean(said)[-OUTPUT_CHARS:])
 
     def line(self) -> str:
         status = _(STATUS_WORDS[self.status])
@@ -77,6 +92,11 @@ class Outcome:
             found.extend(
                 "    " + _("spec: {ref}").format(ref=ref) for ref in CHECKS[self.check].spec
             )
+        if self.output:
+            found.append("    " + _("the client's last output:"))
+            found.extend(
+                f"    | {line[:OUTPUT_WIDTH]}" for line in self.output.split("\n")[-OUTPUT_LINES:]
+            )
         return found
 
     def as_json(self) -> dict[str, Any]:
@@ -88,7 +108,12 @@ class Outcome:
             "seen": self.seen,
             "title": check.title,
             "spec": [str(ref) for ref in check.spec],
+            **({"output": self.output} if self.output else {}),
         }
+
+
+NO_TOOL = "no tool "
+"""How a check skipped because the server lists none of its tools begins its ``seen``."""
 
 
 @dataclass
@@ -109,7 +134,11 @@ class Report:
 
     @property
     def exit_status(self) -> int:
-        return 1 if self.count(Status.FAILED) else 0
+        """1 a check failed; 3 none ran (every one skipped or not applicable: in CI that is
+        no pass, though nothing failed); 0 otherwise."""
+        if self.count(Status.FAILED):
+            return 1
+        return 3 if self.ran == 0 else 0
 
     def summary(self) -> str:
         text = _("Passed: {passed}/{ran}, {failed} failed").format(
@@ -123,12 +152,25 @@ class Report:
             )
         return text
 
+    def advice(self) -> list[str]:
+        """What to do about the skips, under the summary."""
+        if any(o.status is Status.SKIPPED and o.seen.startswith(NO_TOOL) for o in self.outcomes):
+            return [
+                _(
+                    "Checks were skipped for want of their tools: add them to your server "
+                    "while you check it with mcp_elicit.check.tools.add_check_tools "
+                    '(docs/check.md, "Checking your own server").'
+                )
+            ]
+        return []
+
     def text(self) -> str:
         lines = [_("Checking {target}").format(target=self.target)]
         for outcome in self.outcomes:
             lines.extend(outcome.lines())
         lines.append("")
         lines.append(self.summary())
+        lines.extend(self.advice())
         return "\n".join(lines)
 
     def as_json(self) -> dict[str, Any]:

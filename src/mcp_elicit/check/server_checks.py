@@ -9,7 +9,9 @@ exception inside a check is a failure that says what broke, never a crash of the
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
@@ -22,32 +24,45 @@ from mcp_types import REQUEST_TIMEOUT
 
 from mcp_elicit.check.catalog import (
     CHECKS,
+    CORE_TASK_CHECKS,
     ENUMS_TOOL,
     FORM_TOOL,
     FORM_TOOLS,
     ROUND_TOOL,
     SERVER_CHECKS,
     STATE_TOOL,
+    TASK_ASK_TOOL,
+    TASK_BOTH_TOOL,
+    TASK_PROTOCOL_ERROR_TOOL,
+    TASK_REQUIRED_TOOL,
+    TASK_SLOW_TOOL,
+    TASK_TOOL_ERROR_TOOL,
+    TASK_TWO_TOOL,
     URL_REQUIRED_TOOL,
     URL_TOOL,
 )
 from mcp_elicit.check.probe import EndlessList, Probe, ProbeReply, Target, text_of
-from mcp_elicit.check.report import Outcome, Status
+from mcp_elicit.check.report import NO_TOOL, Outcome, Status
+from mcp_elicit.check.streams import GET, StreamProbe
 from mcp_elicit.forms.linting import find_url, secret_term
 from mcp_elicit.protocol.codes import (
     ELICITATION_COMPLETE as NOTICE,
 )
 from mcp_elicit.protocol.codes import (
     ELICITATION_REQUIRED_DRAFT,
+    INVALID_PARAMS,
+    META_RELATED_TASK,
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
+    TASKS_EXTENSION,
     URL_ELICITATION_REQUIRED,
 )
 from mcp_elicit.protocol.codes import (
     ELICITATION_TRACK as TRACK,
 )
+from mcp_elicit.protocol.tasks import Task, parse_create_task_result
 from mcp_elicit.revisions import Revision
-from mcp_elicit.server.pages.hosts import is_loopback_host
+from mcp_elicit.server.link_rules import is_loopback_host
 
 NOTICE_WAIT = 10.0
 """Seconds a check waits for a completion notice (the check tools complete within one)."""
@@ -93,6 +108,8 @@ class ServerRun:
     _endless: dict[str, EndlessList] = field(default_factory=dict)
     _forms: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _speaks_draft: bool | None = None
+    _no_core_tasks: str | None = None
+    _asked_core_tasks: bool = False
 
     @property
     def over_http(self) -> bool:
@@ -123,6 +140,33 @@ class ServerRun:
                 )
             self._speaks_draft = reply.code != METHOD_NOT_FOUND
         return self._speaks_draft
+
+    async def why_no_core_tasks(self) -> str | None:
+        """Why 2025-11-25's task checks do not apply to the server (``None``: they do): its
+        ``initialize`` result declares no ``capabilities.tasks.requests.tools.call``, and a
+        client MUST NOT then make a task-augmented call (basic/utilities/tasks § Tool-Level
+        Negotiation, rule 1). Asked once."""
+        if not self._asked_core_tasks:
+            async with self.probe(Revision.V2025_11_25) as probe:
+                initialized = [
+                    message["result"]
+                    for message in probe.wire.received()
+                    if isinstance(message.get("result"), Mapping)
+                    and "protocolVersion" in message["result"]
+                ]
+            capabilities = (initialized[0] if initialized else {}).get("capabilities") or {}
+            tasks = capabilities.get("tasks") if isinstance(capabilities, Mapping) else None
+            requests = tasks.get("requests") if isinstance(tasks, Mapping) else None
+            tools = requests.get("tools") if isinstance(requests, Mapping) else None
+            if not isinstance(tasks, Mapping):
+                self._no_core_tasks = "the server declares no capabilities.tasks in initialize"
+            elif not isinstance(tools, Mapping) or "call" not in tools:
+                self._no_core_tasks = (
+                    "the server declares no capabilities.tasks.requests.tools.call: no tool "
+                    "call may be made a task"
+                )
+            self._asked_core_tasks = True
+        return self._no_core_tasks
 
     async def tools(self, revision: str) -> set[str]:
         """The tools the server lists to a client that declares every mode."""
@@ -159,13 +203,23 @@ async def run_check(run: ServerRun, check_id: str, revision: str) -> Outcome:
     check = CHECKS[check_id]
     if revision not in check.revisions:
         return Outcome(check_id, revision, Status.NOT_APPLICABLE, f"not in {revision}")
+    if check_id in CORE_TASK_CHECKS:
+        # Before the tools: a server without tasks lacks the task tools for that reason.
+        try:
+            why_not = await run.why_no_core_tasks()
+        except Exception as error:
+            return Outcome(
+                check_id, revision, Status.FAILED, f"could not initialize: {_why(error)}"
+            )
+        if why_not is not None:
+            return Outcome(check_id, revision, Status.NOT_APPLICABLE, why_not)
     try:
         listed = await run.tools(revision)
     except Exception as error:
         return Outcome(check_id, revision, Status.FAILED, f"could not list tools: {_why(error)}")
     missing = [tool for tool in check.tools_on(revision) if tool not in listed]
     if missing:
-        return Outcome(check_id, revision, Status.SKIPPED, f"no tool {', '.join(missing)}")
+        return Outcome(check_id, revision, Status.SKIPPED, NO_TOOL + ", ".join(missing))
     try:
         if revision == Revision.URL_DRAFT and not await run.speaks_draft():
             said = "the server does not implement the URL-mode draft (elicitation/track: -32601)"
@@ -349,6 +403,67 @@ async def _notice_origin_only(run: ServerRun, revision: str) -> str:
     if not own:
         raise Finding(Status.SKIPPED, "no completion notice was sent at all")
     return "only the session that made the call got the notice"
+
+
+@_body("server-requests-associated")
+async def _requests_associated(run: ServerRun, revision: str) -> str:
+    """Two form calls at once (each with a mark of its own in the message it asks the server
+    to show), then a URL-mode call, over a session whose GET stream is open: each question
+    must come on its own call's stream. Two at once, so that a question sent on the other
+    call's stream is seen; a message without either mark is judged by its stream alone."""
+    if not run.over_http:
+        raise Finding(Status.NOT_APPLICABLE, "one stream over stdio: no stream to tell apart")
+    assert isinstance(run.target, str)
+    # Fixed marks (the report, and the compatibility matrix, quote them): one session's
+    # questions are all this check's own.
+    marks = {call: f"mcp-elicit check: call {call}" for call in "AB"}
+    tools = [FORM_TOOL]
+    if revision != Revision.V2025_06_18 and URL_TOOL in await run.tools(revision):
+        tools.append(URL_TOOL)
+    async with StreamProbe(run.target, revision, headers=run.headers) as probe:
+        posted: dict[str, Any] = {}
+
+        async def form_call(call: str) -> None:
+            posted[call] = await probe.call(FORM_TOOL, {"message": marks[call]})
+
+        async with anyio.create_task_group() as group:
+            for call in marks:
+                group.start_soon(form_call, call)
+        if URL_TOOL in tools:
+            await probe.call(URL_TOOL)
+        arrivals = probe.associated()
+        calls = {
+            id(arrival): call
+            for arrival in arrivals
+            for call, mark in marks.items()
+            if mark in str(arrival.params.get("message", ""))
+        }
+    if not arrivals:
+        raise failed(f"{FORM_TOOL} asked nothing; it answered {posted['A'].describe()}")
+    problems = []
+    for arrival in arrivals:
+        if arrival.stream == GET:
+            problems.append(f"{arrival.describe()} came on {arrival.where()}")
+            continue
+        post = arrival.post or {}
+        owner = calls.get(id(arrival))
+        if post.get("method") != "tools/call":
+            problems.append(f"{arrival.describe()} came on {arrival.where()}, not a tool call's")
+        elif owner is not None and marks[owner] not in json.dumps(post.get("params")):
+            problems.append(
+                f"{arrival.describe()} belongs to call {owner}, and came on {arrival.where()}: "
+                "another call's"
+            )
+    if problems:
+        raise failed(
+            # Sorted: the two calls run at once, and the report must not depend on which won.
+            "; ".join(sorted(problems)) + " (a server request goes on the stream of the request it "
+            "belongs to)"
+        )
+    return (
+        f"{len(arrivals)} request(s) ({', '.join(tools)}), each on the response stream of "
+        "its own tools/call"
+    )
 
 
 def _notices_for(probe: Probe, elicitation_id: Any) -> list[dict[str, Any]]:
@@ -909,8 +1024,418 @@ async def _state_foreign(run: ServerRun, revision: str) -> str:
     return f"not taken: {reply.describe()}"
 
 
+# -- the tasks extension (2026-07-28) -------------------------------------------------------
+
+TASK_WAIT = 10.0
+"""Seconds a task check polls for a status to come (the check tools ask at once)."""
+TASK_POLL = 0.05
+"""Seconds between two polls of a task check (faster than a client would: the checks' own
+tools, and a server MAY only rate-limit)."""
+_ACK = {"resultType": "complete"}
+
+
+def _task_id_of(reply: ProbeReply, tool: str) -> str:
+    """The id of the task a declaring call was answered with, else the check fails."""
+    result = reply.result or {}
+    if result.get("resultType") != "task":
+        raise failed(f"{tool}, called declaring the extension, was not a task: {reply.describe()}")
+    task_id = result.get("taskId")
+    if not isinstance(task_id, str) or not task_id:
+        raise failed(f"{tool}'s CreateTaskResult has no taskId: {result!r}")
+    return task_id
+
+
+async def _new_task(probe: Probe, tool: str, arguments: Mapping[str, Any] | None = None) -> str:
+    params = {"name": tool, "arguments": dict(arguments or {})}
+    return _task_id_of(await probe.task_request("tools/call", params), tool)
+
+
+async def _task_get(probe: Probe, task_id: str) -> dict[str, Any]:
+    reply = await probe.task_request("tasks/get", {"taskId": task_id})
+    if reply.result is None:
+        raise failed(f"tasks/get of the task just created: {reply.describe()}")
+    return reply.result
+
+
+async def _task_until(
+    probe: Probe, task_id: str, done: Callable[[dict[str, Any]], bool], what: str
+) -> dict[str, Any]:
+    """Poll ``tasks/get`` until ``done`` says so; the check fails after :data:`TASK_WAIT`."""
+    got = await _task_get(probe, task_id)
+    with anyio.move_on_after(TASK_WAIT):
+        while not done(got):
+            await anyio.sleep(TASK_POLL)
+            got = await _task_get(probe, task_id)
+        return got
+    raise failed(f"no {what} within {TASK_WAIT:g} s: the task is {_task_said(got)}")
+
+
+def _task_said(got: Mapping[str, Any]) -> str:
+    keys = sorted(got.get("inputRequests") or {})
+    return f"{got.get('status')!r}" + (f" with inputRequests {keys}" if keys else "")
+
+
+def _asking(got: Mapping[str, Any]) -> bool:
+    return got.get("status") == "input_required" or got.get("status") in TERMINAL_TASK
+
+
+TERMINAL_TASK = frozenset({"completed", "failed", "cancelled"})
+
+
+def _questions(got: Mapping[str, Any]) -> dict[str, Any]:
+    requests = got.get("inputRequests")
+    return dict(requests) if isinstance(requests, Mapping) else {}
+
+
+def _answers_to(requests: Mapping[str, Any]) -> dict[str, Any]:
+    """An accepting, valid answer to each form question in ``requests``."""
+    answers: dict[str, Any] = {}
+    for key, request in requests.items():
+        params = request.get("params") if isinstance(request, Mapping) else None
+        schema = params.get("requestedSchema") if isinstance(params, Mapping) else None
+        answers[key] = {"action": "accept", "content": valid_answer(schema or {})}
+    return answers
+
+
+async def _update(probe: Probe, task_id: str, responses: Mapping[str, Any]) -> ProbeReply:
+    return await probe.task_request(
+        "tasks/update", {"taskId": task_id, "inputResponses": dict(responses)}
+    )
+
+
+def _is_ack(reply: ProbeReply) -> bool:
+    result = reply.result
+    return result is not None and {k: v for k, v in result.items() if k != "_meta"} == _ACK
+
+
+def _not_ack(reply: ProbeReply) -> str:
+    """What came instead of the empty acknowledgement."""
+    if reply.result is None:
+        return reply.describe()
+    extra = sorted(set(reply.result) - {"_meta", *_ACK})
+    return f"a result with {', '.join(extra)}" if extra else f"{reply.result!r}"
+
+
+async def _cancel_quietly(probe: Probe, task_id: str) -> None:
+    """Leave no task of the check running on the server under test."""
+    with contextlib.suppress(Exception):
+        await probe.task_request("tasks/cancel", {"taskId": task_id})
+
+
+@_body("server-task-declared")
+async def _task_declared(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        reply = await probe.task_request("server/discover", {})
+    capabilities = (reply.result or {}).get("capabilities")
+    if not isinstance(capabilities, Mapping):
+        raise failed(f"server/discover: {reply.describe()}")
+    extensions = capabilities.get("extensions")
+    if not isinstance(extensions, Mapping) or TASKS_EXTENSION not in extensions:
+        raise failed(
+            f"server/discover declares no capabilities.extensions[{TASKS_EXTENSION!r}], yet "
+            f"the server lists {TASK_SLOW_TOOL}"
+        )
+    if "tasks" in capabilities:
+        raise failed(f"capabilities.tasks, which {Revision.V2026_07_28} does not have")
+    return f"capabilities.extensions[{TASKS_EXTENSION!r}] = {extensions[TASKS_EXTENSION]!r}"
+
+
+@_body("server-task-undeclared")
+async def _task_undeclared(run: ServerRun, revision: str) -> str:
+    seen = []
+    async with run.probe(revision) as probe:
+        reply = await probe.task_request(
+            "tools/call", {"name": TASK_SLOW_TOOL, "arguments": {"seconds": 0}}, declare=False
+        )
+        if (reply.result or {}).get("resultType") == "task":
+            await _cancel_quietly(probe, str((reply.result or {}).get("taskId")))
+            raise failed(f"a CreateTaskResult to a call that did not declare {TASKS_EXTENSION}")
+        seen.append(f"{TASK_SLOW_TOOL}: {reply.describe()}")
+        if TASK_REQUIRED_TOOL in await run.tools(revision):
+            required = await probe.task_request(
+                "tools/call", {"name": TASK_REQUIRED_TOOL, "arguments": {}}, declare=False
+            )
+            if (required.result or {}).get("resultType") == "task":
+                await _cancel_quietly(probe, str((required.result or {}).get("taskId")))
+                raise failed(f"{TASK_REQUIRED_TOOL}: a CreateTaskResult to an undeclared call")
+            named = _required_capabilities(required) or {}
+            if TASKS_EXTENSION not in (named.get("extensions") or {}):
+                raise failed(
+                    f"{TASK_REQUIRED_TOOL} without the extension: expected -32021 naming it in "
+                    f"requiredCapabilities.extensions, got {required.describe()}"
+                )
+            seen.append(f"{TASK_REQUIRED_TOOL}: -32021 naming the extension")
+    return "; ".join(seen)
+
+
+@_body("server-task-methods-gated")
+async def _task_methods_gated(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        task_id = await _new_task(probe, TASK_SLOW_TOOL, {"seconds": 0})
+        wrong = []
+        for method, params in (
+            ("tasks/get", {"taskId": task_id}),
+            ("tasks/update", {"taskId": task_id, "inputResponses": {}}),
+            ("tasks/cancel", {"taskId": task_id}),
+        ):
+            reply = await probe.task_request(method, params, declare=False)
+            if reply.code != MISSING_REQUIRED_CLIENT_CAPABILITY:
+                wrong.append(f"{method}: {reply.describe()}")
+        await _cancel_quietly(probe, task_id)
+    if wrong:
+        raise failed("without the extension declared, expected -32021; " + "; ".join(wrong))
+    return "tasks/get, tasks/update, tasks/cancel: -32021 without the declaration"
+
+
+@_body("server-task-created")
+async def _task_created(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        reply = await probe.task_request(
+            "tools/call", {"name": TASK_SLOW_TOOL, "arguments": {"seconds": 0.5}}
+        )
+        task_id = _task_id_of(reply, TASK_SLOW_TOOL)
+        assert reply.result is not None
+        parsed = parse_create_task_result(reply.result, revision=revision)
+        got = await probe.task_request("tasks/get", {"taskId": task_id})
+    if not isinstance(parsed, Task):
+        problems = parsed if isinstance(parsed, list) else []
+        raise failed("CreateTaskResult: " + "; ".join(f"{p.field}: {p.message}" for p in problems))
+    carried = sorted({"result", "error", "inputRequests"} & set(reply.result))
+    if carried:
+        raise failed(f"the CreateTaskResult carries {', '.join(carried)}")
+    if parsed.ttl_ms is not None and not isinstance(reply.result.get("ttlMs"), int):
+        raise failed(f"ttlMs {reply.result.get('ttlMs')!r} is not an integer")
+    if got.result is None:
+        raise failed(f"a tasks/get right after the CreateTaskResult: {got.describe()}")
+    return f"task {parsed.status}, ttlMs {parsed.ttl_ms}; tasks/get resolves at once"
+
+
+@_body("server-task-input-requests")
+async def _task_input_requests(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        task_id = await _new_task(probe, TASK_ASK_TOOL)
+        try:
+            first = await _task_until(probe, task_id, _asking, "input_required")
+            if first.get("status") != "input_required":
+                raise failed(f"{TASK_ASK_TOOL} ended {_task_said(first)} without asking")
+            again = await _task_get(probe, task_id)
+        finally:
+            await _cancel_quietly(probe, task_id)
+    requests = _questions(first)
+    if not requests:
+        raise failed("input_required with no inputRequests (it MUST show every request)")
+    problems = []
+    for key, request in requests.items():
+        params = request.get("params") if isinstance(request, Mapping) else None
+        if not isinstance(request, Mapping) or request.get("method") != "elicitation/create":
+            problems.append(f"{key}: not an elicitation/create request: {request!r}")
+        elif not isinstance(params, Mapping) or not isinstance(params.get("message"), str):
+            problems.append(f"{key}: params without a message")
+    if problems:
+        raise failed("; ".join(problems))
+    if again.get("status") == "input_required" and set(_questions(again)) != set(requests):
+        raise failed(
+            f"the keys changed between two polls: {sorted(requests)}, then "
+            f"{sorted(_questions(again))}"
+        )
+    return f"inputRequests {sorted(requests)}, the same on the next poll"
+
+
+@_body("server-task-update-resumes")
+async def _task_update_resumes(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        task_id = await _new_task(probe, TASK_ASK_TOOL)
+        try:
+            asked = await _task_until(probe, task_id, _asking, "input_required")
+            requests = _questions(asked)
+            if not requests:
+                raise Finding(Status.SKIPPED, f"{TASK_ASK_TOOL} asked nothing: {_task_said(asked)}")
+            ack = await _update(probe, task_id, _answers_to(requests))
+            if not _is_ack(ack):
+                raise failed(f"tasks/update: expected {_ACK}, got {_not_ack(ack)}")
+            done = await _task_until(
+                probe,
+                task_id,
+                lambda got: (
+                    got.get("status") in TERMINAL_TASK or not set(_questions(got)) & set(requests)
+                ),
+                "progress after the answer",
+            )
+            if done.get("status") not in TERMINAL_TASK:
+                done = await _task_until(
+                    probe, task_id, lambda got: got.get("status") in TERMINAL_TASK, "result"
+                )
+        finally:
+            await _cancel_quietly(probe, task_id)
+    if done.get("status") != "completed" or not isinstance(done.get("result"), Mapping):
+        raise failed(f"after the answer the task ended {_task_said(done)}: {done!r}")
+    return f"acknowledged; the task completed: {text_of(done['result'])!r}"
+
+
+@_body("server-task-keys-unique")
+async def _task_keys_unique(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        task_id = await _new_task(probe, TASK_TWO_TOOL)
+        try:
+            first = _questions(await _task_until(probe, task_id, _asking, "a question"))
+            if len(first) != 1:
+                raise Finding(Status.SKIPPED, f"{TASK_TWO_TOOL} asked {sorted(first)}, not one")
+            answers = _answers_to(first)
+            await _update(probe, task_id, answers)
+            second = await _task_until(
+                probe,
+                task_id,
+                lambda got: (
+                    got.get("status") in TERMINAL_TASK
+                    or (bool(_questions(got)) and _questions(got) != first)
+                ),
+                "a second question",
+            )
+            reused = set(first) & set(_questions(second))
+            if reused:
+                raise failed(f"key {sorted(reused)[0]!r} was used again for the next question")
+            if not _questions(second):
+                raise failed(f"{TASK_TWO_TOOL} asked one question, then {_task_said(second)}")
+            await _update(probe, task_id, answers)  # the first answer, replayed
+            after = await _task_get(probe, task_id)
+            if _questions(after) != _questions(second):
+                raise failed(
+                    f"replaying answered key(s) {sorted(first)} changed the task: "
+                    f"{_task_said(second)}, then {_task_said(after)}"
+                )
+        finally:
+            await _cancel_quietly(probe, task_id)
+    return f"keys {sorted(first)} then {sorted(_questions(second))}; the replay changed nothing"
+
+
+@_body("server-task-partial-update")
+async def _task_partial_update(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        task_id = await _new_task(probe, TASK_BOTH_TOOL)
+        try:
+            both = _questions(
+                await _task_until(
+                    probe,
+                    task_id,
+                    lambda got: len(_questions(got)) >= 2 or got.get("status") in TERMINAL_TASK,
+                    "two questions at once",
+                )
+            )
+            if len(both) < 2:
+                raise Finding(Status.SKIPPED, f"{TASK_BOTH_TOOL} asked {sorted(both)}")
+            one, *others = sorted(both)
+            await _update(probe, task_id, _answers_to({one: both[one]}))
+            after = await _task_until(
+                probe,
+                task_id,
+                lambda got: one not in _questions(got) or got.get("status") in TERMINAL_TASK,
+                f"progress after answering {one!r}",
+            )
+            if after.get("status") != "input_required" or set(_questions(after)) != set(others):
+                raise failed(
+                    f"after answering {one!r} of {sorted(both)} the task is {_task_said(after)}"
+                )
+        finally:
+            await _cancel_quietly(probe, task_id)
+    return f"answered {one!r} of {sorted(both)}: {sorted(others)} still outstanding"
+
+
+@_body("server-task-outcome")
+async def _task_outcome(run: ServerRun, revision: str) -> str:
+    ended: dict[str, dict[str, Any]] = {}
+    async with run.probe(revision) as probe:
+        for tool in (TASK_TOOL_ERROR_TOOL, TASK_PROTOCOL_ERROR_TOOL):
+            task_id = await _new_task(probe, tool)
+            ended[tool] = await _task_until(
+                probe, task_id, lambda got: got.get("status") in TERMINAL_TASK, "end"
+            )
+    problems = []
+    tool_error, protocol_error = ended[TASK_TOOL_ERROR_TOOL], ended[TASK_PROTOCOL_ERROR_TOOL]
+    for tool, got in ended.items():
+        if got.get("resultType") != "complete":
+            problems.append(f"{tool}: tasks/get resultType {got.get('resultType')!r}")
+        result_meta = (got.get("result") or {}).get("_meta") or {}
+        if META_RELATED_TASK in result_meta:
+            problems.append(f"{tool}: related-task _meta on the inlined result")
+    if tool_error.get("status") != "completed" or not isinstance(tool_error.get("result"), Mapping):
+        problems.append(
+            f"{TASK_TOOL_ERROR_TOOL} (isError) ended {_task_said(tool_error)}, not completed "
+            "with its result"
+        )
+    error = protocol_error.get("error")
+    if protocol_error.get("status") != "failed" or not (
+        isinstance(error, Mapping) and isinstance(error.get("code"), int)
+    ):
+        problems.append(
+            f"{TASK_PROTOCOL_ERROR_TOOL} (a JSON-RPC error) ended {_task_said(protocol_error)}, "
+            "not failed with its error"
+        )
+    elif "result" in protocol_error:
+        problems.append(f"{TASK_PROTOCOL_ERROR_TOOL} failed with a result too")
+    if problems:
+        raise failed("; ".join(problems))
+    assert isinstance(error, Mapping)
+    return f"isError: completed; JSON-RPC error: failed with {error.get('code')}"
+
+
+@_body("server-task-unknown-id")
+async def _task_unknown_id(run: ServerRun, revision: str) -> str:
+    seen = []
+    async with run.probe(revision) as probe:
+        forged = secrets.token_urlsafe(24)
+        reply = await probe.task_request("tasks/get", {"taskId": forged})
+        if reply.code != INVALID_PARAMS:
+            raise failed(f"tasks/get of an id never issued: {reply.describe()}")
+        seen.append("an id never issued: -32602")
+        if run.other_headers is not None:
+            task_id = await _new_task(probe, TASK_SLOW_TOOL, {"seconds": 5})
+            try:
+                async with run.probe(revision, other_user=True) as other:
+                    foreign = await other.task_request("tasks/get", {"taskId": task_id})
+            finally:
+                await _cancel_quietly(probe, task_id)
+            if foreign.code != INVALID_PARAMS:
+                raise failed(f"tasks/get of another user's task: {foreign.describe()}")
+            seen.append("another user's: -32602")
+    return "; ".join(seen)
+
+
+@_body("server-task-removed-methods")
+async def _task_removed_methods(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        task_id = await _new_task(probe, TASK_SLOW_TOOL, {"seconds": 0})
+        wrong = []
+        for method, params in (("tasks/result", {"taskId": task_id}), ("tasks/list", {})):
+            reply = await probe.task_request(method, params)
+            if reply.code != METHOD_NOT_FOUND:
+                wrong.append(f"{method}: {reply.describe()}")
+    if wrong:
+        raise failed("expected -32601 (gone with the extension); " + "; ".join(wrong))
+    return "tasks/result and tasks/list: -32601"
+
+
+@_body("server-task-cancel")
+async def _task_cancel(run: ServerRun, revision: str) -> str:
+    async with run.probe(revision) as probe:
+        task_id = await _new_task(probe, TASK_SLOW_TOOL, {"seconds": 30})
+        first = await probe.task_request("tasks/cancel", {"taskId": task_id})
+        if not _is_ack(first):
+            await _cancel_quietly(probe, task_id)
+            raise failed(f"tasks/cancel: expected the empty ack {_ACK}, got {_not_ack(first)}")
+        ended = await _task_until(
+            probe, task_id, lambda got: got.get("status") in TERMINAL_TASK, "end after the cancel"
+        )
+        again = await probe.task_request("tasks/cancel", {"taskId": task_id})
+    if not _is_ack(again):
+        raise failed(f"tasks/cancel of an ended task: expected {_ACK}, got {_not_ack(again)}")
+    return f"acknowledged; the task ended {ended.get('status')!r}; cancelled again: the same ack"
+
+
 def server_check_ids() -> list[str]:
     return [check.id for check in SERVER_CHECKS]
 
 
-assert set(_BODIES) == set(server_check_ids()), "a server check without a body"
+def without_body() -> set[str]:
+    """The server checks no module has registered a body for (once every module of bodies
+    is imported, as :mod:`mcp_elicit.check.running` does: none)."""
+    return set(server_check_ids()) - set(_BODIES)

@@ -1,16 +1,23 @@
 """``mcp-elicit call``, run (its command line: :mod:`mcp_elicit.cli.call_command`): one tool
 call, its elicitations answered from ``--answers``, else by the person at the terminal, else
-cancelled as "no person" (said once on stderr, before the call)."""
+cancelled as "no person" (said once on stderr, before the call).
+
+A call the server runs as a task (2026-07-28) is followed to its end; what is said of it goes
+to stderr, as every other word to the person does (stdout carries the result alone): its id as
+it starts, so that ``--resume`` can follow it again if this call is stopped, then its status
+(cleaned: the server's words)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.cli._host import say
 from mcp_elicit.cli._io import UsageError, print_json
@@ -19,13 +26,23 @@ from mcp_elicit.cli._running import (
     connection_options,
     describe_failure,
     handler_of,
+    screen,
     server_of,
 )
-from mcp_elicit.client import AnswersError, ElicitingClient, ScriptedRenderer, load_answers
+from mcp_elicit.client import (
+    AnswersError,
+    ElicitingClient,
+    ScriptedRenderer,
+    TaskStatus,
+    load_answers,
+)
 from mcp_elicit.client.handler import open_in_browser
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import Notice
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.i18n import N_, _
+from mcp_elicit.protocol import parse_missing_capability_error
+from mcp_elicit.protocol.codes import TASKS_EXTENSION
 
 NO_PERSON = N_(
     "no terminal and no --answers file: any question the server asks will be cancelled (no-person)"
@@ -34,6 +51,9 @@ NO_PERSON = N_(
 
 def run_call(args: argparse.Namespace) -> int:
     arguments = _arguments(args.args)
+    if args.resume is not None and (args.args is not None or args.no_tasks):
+        # The arguments went with the call that started the task; a task needs tasks.
+        raise UsageError(_("--resume follows a task already started: no --args, no --no-tasks"))
     server = server_of(args)
     renderer: Renderer | None
     opener: Callable[[str], object] = open_in_browser
@@ -48,7 +68,7 @@ def run_call(args: argparse.Namespace) -> int:
     elif sys.stdin.isatty():
         from mcp_elicit.client.terminal import TerminalRenderer
 
-        renderer = TerminalRenderer(output=_screen())
+        renderer = TerminalRenderer(output=screen())
     else:
         renderer = None
     handler = handler_of(args, renderer, opener=opener)
@@ -61,6 +81,8 @@ def run_call(args: argparse.Namespace) -> int:
         handler,
         protocol=args.protocol,
         read_timeout=args.timeout,
+        tasks=not args.no_tasks,
+        task_status=_status_teller(resuming=args.resume is not None),
         **connection_options(args, server),
     )
     return anyio.run(_call, client, args, arguments)
@@ -72,9 +94,18 @@ async def _call(
     announce_log(client.server)
     try:
         async with client:
-            result = await client.call_tool(args.tool, arguments)
+            if args.resume is not None:
+                result = await client.resume_task(args.resume, tool=args.tool)
+            else:
+                result = await client.call_tool(args.tool, arguments)
     except Exception as error:  # every failure is a message and exit 1, never a traceback
         say(describe_failure(error, tool=args.tool, server=client.server))
+        if args.no_tasks and _needs_tasks(error):
+            say(
+                _("the server runs {tool} only as a task: call it without --no-tasks").format(
+                    tool=args.tool
+                )
+            )
         return 1
     dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
     if args.json:
@@ -82,6 +113,36 @@ async def _call(
     else:
         _print_result(dumped)
     return 1 if result.is_error else 0
+
+
+def _status_teller(*, resuming: bool) -> Callable[[TaskStatus], Awaitable[None]]:
+    """What ``call`` says of a task on stderr: its whole id once (the handle to resume it),
+    then each status report under the id's first characters."""
+
+    async def tell(report: TaskStatus) -> None:
+        task = clean(report.task_id, newlines=False)  # the server's words, as any other
+        # "--resume=ID", not "--resume ID": an id may begin with "-" (token_urlsafe's alphabet
+        # has it), and argparse would read that as an option; quoted for any server's id.
+        if report.first and not resuming:
+            say(
+                _(
+                    "task {task} started; if this call is stopped, follow it again with "
+                    "--resume={quoted}"
+                ).format(task=task, quoted=shlex.quote(task))
+            )
+        say(_("task {task}…: {status}").format(task=task[:6], status=report.line()))
+
+    return tell
+
+
+def _needs_tasks(error: BaseException) -> bool:
+    """``error`` is the server's -32021 naming the tasks extension."""
+    if not isinstance(error, MCPError):
+        return False
+    raw = {"code": error.code, "data": error.error.data}
+    required = parse_missing_capability_error(raw) or {}
+    extensions = required.get("extensions")
+    return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
 
 def _arguments(text: str | None) -> dict[str, Any]:
@@ -123,15 +184,3 @@ _LEVELS = {"info": N_("info"), "warning": N_("warning"), "error": N_("error")}
 def _say_notice(notice: Notice) -> None:
     level = _LEVELS.get(notice.level)
     say(f"{_(level) if level else notice.level}: {notice.server}: {notice.text}")
-
-
-def _screen() -> Any:
-    """Where the questions are drawn: the terminal. stdout when it is one; when stdout goes
-    to a file or a pipe (`call ... --json > result.json`), stdout carries the result alone and
-    the questions go to stderr, the terminal the person sees (``None`` when neither is one:
-    prompt_toolkit's default)."""
-    if sys.stdout.isatty() or not sys.stderr.isatty():
-        return None
-    from prompt_toolkit.output import create_output
-
-    return create_output(stdout=sys.stderr)

@@ -18,7 +18,7 @@ from mcp_elicit.cli._running import (
     server_of,
     stopped_server,
 )
-from mcp_elicit.client import ElicitingClient, UrlElicitationLoop
+from mcp_elicit.client import ElicitingClient, RefusedInputLoop, TaskError, UrlElicitationLoop
 from mcp_elicit.i18n import N_, _, aligned
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ def run_connect(args: argparse.Namespace) -> int:
             handler,
             protocol=args.protocol,
             read_timeout=args.timeout,
+            tasks=not args.no_tasks,
             **connection_options(args, server),
         )
         return anyio.run(_web_session, page, client)
@@ -64,6 +65,7 @@ def run_connect(args: argparse.Namespace) -> int:
         handler,
         protocol=args.protocol,
         read_timeout=args.timeout,
+        tasks=not args.no_tasks,
         **connection_options(args, server),
     )
     return anyio.run(_session, client)
@@ -159,7 +161,7 @@ async def _call(client: ElicitingClient, rest: str) -> None:
         return
     try:
         result = await client.call_tool(name, arguments)
-    except (MCPError, UrlElicitationLoop, TimeoutError) as error:
+    except (MCPError, UrlElicitationLoop, RefusedInputLoop, TaskError, TimeoutError) as error:
         print(
             _("Error: {message}").format(
                 message=describe_failure(error, tool=name, server=client.server)

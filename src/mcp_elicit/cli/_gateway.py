@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import logging
 import os
 import sys
+import traceback
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -24,6 +26,7 @@ from mcp_elicit.gateway import (
 )
 from mcp_elicit.i18n import _
 from mcp_elicit.revisions import Revision
+from mcp_elicit.server import logs
 from mcp_elicit.urls import UrlPolicy
 
 # The options that set a Limits field, by the field.
@@ -39,6 +42,12 @@ _LIMIT_OPTIONS = {
 
 
 def run_gateway(args: argparse.Namespace) -> int:
+    # A server process of ours: one-line records (MCP_ELICIT_LOG_FORMAT=json for JSON), at
+    # WARNING: the person may be answering questions on this terminal.
+    try:
+        logs.configure(level=logging.WARNING)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     target = server_of(args)
     if args.header and not isinstance(target, str):  # the gateway's own words are a developer's
         raise UsageError(_("headers are for an upstream given by its http(s):// URL"))
@@ -83,10 +92,29 @@ def run_gateway(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     try:
         anyio.run(_serve, gateway, args, tokens, page)
+    except (UsageError, KeyboardInterrupt):
+        raise
+    except Exception as error:  # a bug: the traceback for its report, then one plain line
+        traceback.print_exc()
+        print(
+            _(
+                "mcp-elicit gateway: stopped on an unexpected error ({error}); the calls it "
+                "held are lost. Start it again; the traceback above says where it failed."
+            ).format(error=_innermost(error)),
+            file=sys.stderr,
+        )
+        return 1
     finally:
         if audit is not None:
             audit.close()
     return 0
+
+
+def _innermost(error: BaseException) -> str:
+    """The first error inside task groups' exception groups, as "Type: message"."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"
 
 
 def _person(
@@ -217,5 +245,5 @@ async def _serve(
             ),
             file=sys.stderr,
         )
-        config = uvicorn.Config(app, host=args.host, port=args.http, log_level="warning")
+        config = uvicorn.Config(app, host=args.host, port=args.http, **logs.uvicorn_logging())
         await uvicorn.Server(config).serve()

@@ -13,7 +13,12 @@ import sys
 from collections.abc import Sequence
 
 from mcp_elicit.i18n import _
-from mcp_elicit.revisions import EARLY_DRAFT_VERSION, PROTOCOL_CHOICES, UPSTREAM_CHOICES
+from mcp_elicit.revisions import (
+    EARLY_DRAFT_VERSION,
+    PROTOCOL_CHOICES,
+    UPSTREAM_CHOICES,
+    Revision,
+)
 
 # The demo's server asks forms, which the early draft cannot carry.
 DEMO_PROTOCOLS = UPSTREAM_CHOICES
@@ -123,8 +128,9 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         "--allow-http-loopback",
         action="store_true",
         help=_(
-            "also offer http:// links to this machine from a server given by URL (a server "
-            "started with '-- command' may already: it runs on this machine as you)"
+            "also offer http:// links to this machine from a server given by URL, its "
+            "sign-in links included (a server started with '-- command' may already: it "
+            "runs on this machine as you)"
         ),
     )
     parser.add_argument(
@@ -158,6 +164,18 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="SECONDS",
         help=_("request timeout; time spent answering does not count"),
+    )
+
+
+def add_no_tasks_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-tasks",
+        action="store_true",
+        help=_(
+            "do not take tasks (the {revision} extension io.modelcontextprotocol/tasks): "
+            "every call runs plainly, and a tool the server runs only as a task fails with "
+            "its -32021 reason"
+        ).format(revision=Revision.V2026_07_28.value),
     )
 
 

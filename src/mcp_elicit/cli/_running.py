@@ -7,6 +7,7 @@ This imports the client and the SDK: only the modules that run those commands im
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from mcp_elicit.cli._host import say
 from mcp_elicit.cli._io import UsageError
 from mcp_elicit.client import AuditLog, ElicitationHandler, Policy
 from mcp_elicit.client.handler import open_in_browser
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.sign_in import SignIn
@@ -78,6 +80,18 @@ def connection_options(args: argparse.Namespace, server: object) -> dict[str, An
     return {"headers": headers, "sign_in": sign_in}
 
 
+def screen() -> Any:
+    """Where the questions are drawn: the terminal. stdout when it is one; when stdout goes
+    to a file or a pipe (`call ... --json > result.json`), stdout carries the result alone and
+    the questions go to stderr, the terminal the person sees (``None`` when neither is one:
+    prompt_toolkit's default)."""
+    if sys.stdout.isatty() or not sys.stderr.isatty():
+        return None
+    from prompt_toolkit.output import create_output
+
+    return create_output(stdout=sys.stderr)
+
+
 def describe_failure(
     error: BaseException, *, tool: str | None = None, server: object = None
 ) -> str:
@@ -102,7 +116,8 @@ def stopped_server(server: object) -> LoggedStdioServer | None:
 
 def _describe(error: BaseException, *, tool: str | None = None) -> str:
     if isinstance(error, MCPError):
-        said = _("error {code}: {message}").format(code=error.code, message=error.message)
+        # The message is the server's words: cleaned, as any peer text shown.
+        said = _("error {code}: {message}").format(code=error.code, message=clean(error.message))
         return f"{tool}: {said}" if tool else said
     if isinstance(error, FileNotFoundError):
         return _("cannot start the server: {command}: no such file").format(

@@ -3,7 +3,8 @@
 official conformance suite leaves out, run against a server or a client (docs/check.md).
 
 TARGET as for ``call``: an ``http(s)://`` URL, or ``-- command args...`` last on the line.
-Exit status: 0 nothing failed, 1 a check failed, 2 bad usage.
+Exit status: 0 nothing failed, 1 a check failed, 2 bad usage, 3 nothing was checked (every
+check skipped or not applicable).
 
 This module is the command line only, cheap to import; the checks run in
 :mod:`mcp_elicit.cli._check`, imported when the command runs.
@@ -22,6 +23,8 @@ from mcp_elicit.revisions import EARLY_DRAFT_VERSION, Revision
 CHECK_REVISIONS: tuple[str, ...] = (EARLY_DRAFT_VERSION, *Revision)
 # ``mcp_elicit.check.running.DEFAULT_TIMEOUT``, likewise.
 CHECK_TIMEOUT = 300.0
+# ``call``'s ``--sign-in`` without "no": not signing in is leaving the option out.
+CHECK_SIGN_IN_CHOICES = ("ask", "yes")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +37,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                 "Check an MCP server's elicitation on what the official conformance suite leaves "
                 "out: URL mode, the completion notice, -32042, the URL-mode draft, capability "
                 "gating, answer validation, requestState. docs/check.md explains every check. "
-                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage, 3 nothing was "
+                "checked."
             )
         ),
     )
@@ -49,8 +53,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                 "Drive a server as a client on every revision with elicitation and check what it "
                 "sends. TARGET is an http(s):// URL, or '-- command args...' last on the line to "
                 "start the server over stdio (a fresh process per check; its stderr goes to a "
-                "log file). A check that needs a tool the server does not list is skipped. "
-                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+                "log file). A check that needs a tool the server does not list is skipped: add "
+                "the check tools to your own server with mcp_elicit.check.tools (docs/check.md). "
+                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage, 3 nothing was "
+                "checked."
             )
         ),
     )
@@ -76,7 +82,27 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="NAME:VALUE",
         help=_(
             "send this HTTP header (repeatable), e.g. 'Authorization: Bearer TOKEN'; "
-            "NAME:@FILE reads the value from FILE"
+            "NAME:@FILE reads the value from FILE. For a token, --sign-in is simpler"
+        ),
+    )
+    server.add_argument(
+        "--sign-in",
+        choices=CHECK_SIGN_IN_CHOICES,
+        default=None,
+        help=_(
+            "a server given by URL that requires MCP authorization: sign in first, as "
+            "'mcp-elicit call --sign-in' does, and send the token with every check: ask "
+            "before opening the sign-in page in your browser (ask), or consent ahead for a "
+            "script (yes: the browser must still finish the sign-in). A token kept from "
+            "before is used without a browser. Not with an Authorization --header"
+        ),
+    )
+    server.add_argument(
+        "--allow-http-loopback",
+        action="store_true",
+        help=_(
+            "with --sign-in: also accept a sign-in link over http:// to this machine (an "
+            "authorization server for development on 127.0.0.1)"
         ),
     )
     server.add_argument(
@@ -87,7 +113,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="NAME:VALUE",
         help=_(
             "a second user's header, for the checks that need two users "
-            "(server-track-foreign-id); NAME:@FILE reads the value from FILE"
+            "(server-track-foreign-id); NAME:@FILE reads the value from FILE (--sign-in "
+            "signs in one user only: give the second user's token here)"
         ),
     )
     server.set_defaults(run=run, command_parser=server)
@@ -102,7 +129,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                 "official conformance suite runs clients: COMMAND ARGS... SERVER_URL (the URL "
                 "last), the check's ID in MCP_CONFORMANCE_SCENARIO. The client should call every "
                 "tool the server lists and answer as it answers a person. "
-                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage."
+                "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage, 3 nothing was "
+                "checked."
             )
         ),
     )

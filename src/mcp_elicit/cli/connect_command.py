@@ -3,6 +3,8 @@
 At the ``mcp>`` prompt: ``tools`` lists the tools, ``call TOOL {json}`` calls one, ``help``,
 ``quit`` (or Ctrl-D). Elicitations are answered as they come: in the terminal, or with
 ``--ui web`` on a local page in the browser (:class:`mcp_elicit.client.web.WebRenderer`).
+A call the server runs as a task (2026-07-28) shows its status as it goes ("working… 12 s");
+``--no-tasks`` takes none.
 
 This module is the command line only, cheap to import; the session is
 :mod:`mcp_elicit.cli._connect`, imported when the command runs.
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from mcp_elicit.cli._host import add_host_options, add_ui_option
+from mcp_elicit.cli._host import add_host_options, add_no_tasks_option, add_ui_option
 from mcp_elicit.i18n import _
 
 
@@ -32,6 +34,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     add_host_options(connect)
+    add_no_tasks_option(connect)
     add_ui_option(connect)
     connect.set_defaults(run=run)
 

@@ -102,7 +102,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help=_(
             "after a 2025 server's -32042, how long a {revision} client's retry waits for "
-            "the server's completion notice before calling it again anyway (default 120)"
+            "the server's completion notice before calling it again anyway (default 120; at "
+            "once when the person says they are done)"
         ).format(revision=Revision.V2026_07_28),
     )
     gateway.add_argument(
@@ -179,7 +180,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     gateway.add_argument(
         "--allow-blocked-links",
         action="store_true",
-        help=_("pass on links whose verdict is block (by default they never reach the person)"),
+        help=_(
+            "pass on links whose verdict is block (by default they never reach the person: "
+            "the call ends with an error saying why)"
+        ),
     )
     gateway.add_argument(
         "--audit",
@@ -216,7 +220,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     person.add_argument(
         "--allow-http-loopback",
         action="store_true",
-        help=_("with --ask, also offer http:// links to this machine from a server given by URL"),
+        help=_(
+            "with --ask, also offer http:// links to this machine from a server given by "
+            "URL, its sign-in links included"
+        ),
     )
     gateway.set_defaults(run=run, command_parser=gateway)
 

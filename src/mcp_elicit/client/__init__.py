@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         load_answers,
     )
     from mcp_elicit.client.steps import Asking, ElicitationRefused
+    from mcp_elicit.client.task_follow import TaskError, TaskStatus
 
 _HOMES = {
     "AuditLog": "audit",
@@ -76,6 +77,8 @@ _HOMES = {
     "load_answers": "scripted",
     "Asking": "steps",
     "ElicitationRefused": "steps",
+    "TaskError": "task_follow",
+    "TaskStatus": "task_follow",
 }
 """Where each public name is defined, by module of this package."""
 
@@ -101,6 +104,8 @@ __all__ = [
     "Renderer",
     "ScriptedAnswer",
     "ScriptedRenderer",
+    "TaskError",
+    "TaskStatus",
     "Tracker",
     "UrlElicitationLoop",
     "UrlPrompt",

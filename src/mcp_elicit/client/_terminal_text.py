@@ -276,8 +276,16 @@ def not_opened_lines(prompt: UrlPrompt, why: str) -> list[str]:
     ]
 
 
-def withdrawn_line(server: str) -> str:
-    """Under a question given up while it was on screen: nothing typed there goes anywhere."""
+def withdrawn_line(server: str, *, held: bool = False) -> str:
+    """Under a question given up while it was on screen: nothing typed there goes anywhere.
+    ``held``: the waiting screen of a held retry, taken down when the server answered the
+    retry by asking again (its hold ran out, or it needs more) or the request ended: not a
+    question, and not always a loss."""
+    if held:
+        return _(
+            "Withdrawn: {server} stopped holding the call for this page (it answered, or the "
+            "request ended); what it asks next follows."
+        ).format(server=clean(server, newlines=False))
     return _(
         "Withdrawn: {server} no longer waits for an answer to this question "
         "(its request was cancelled or timed out)."

@@ -26,15 +26,17 @@ in ``mcp_elicit._sdk``):
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import (
     ClientRequestContext,
     ClientSession,
@@ -44,24 +46,40 @@ from mcp.client.session import (
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import MCP_NAME_HEADER, encode_header_value
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ConfigDict
 
 from mcp_elicit import _sdk
 from mcp_elicit.client.call_round import MAX_REFUSED_ROUNDS, CallRound
 from mcp_elicit.client.handler import ElicitationHandler, answer_for_sdk, asking_of
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.client.prompts import Accept, Decision, Notice, UrlPrompt
 from mcp_elicit.client.required_links import call_after_links
 from mcp_elicit.client.server_log import LoggedStdioServer
 from mcp_elicit.client.sign_in import RefuseSignIn, SignIn, sign_in_auth
 from mcp_elicit.client.steps import ElicitationRefused
+from mcp_elicit.client.task_follow import (
+    DEFAULT_TASK_TIME_LIMIT,
+    TaskError,
+    TaskStatus,
+    follow_task,
+    parsed_task,
+)
 from mcp_elicit.i18n import _
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
     track_request_params,
 )
-from mcp_elicit.protocol.codes import ELICITATION_TRACK
+from mcp_elicit.protocol.codes import ELICITATION_TRACK, TASKS_EXTENSION
 from mcp_elicit.protocol.mrtr import ASKING_METHODS
+from mcp_elicit.protocol.tasks import (
+    TASK_RESULT_TYPE,
+    Task,
+    declares_tasks,
+    parse_create_task_result,
+)
 from mcp_elicit.revisions import PROPOSED_BY_HAND, PROTOCOL_CHOICES, Revision, sdk_client_mode
 
 logger = logging.getLogger(__name__)
@@ -89,6 +107,42 @@ class ProtocolMismatch(RuntimeError):
     """The server did not agree to the protocol revision that was asked for."""
 
 
+class _CreateTaskResult(types.Result):
+    """The extension's ``CreateTaskResult`` as the SDK hands it over: only its discriminator
+    is typed here; the rest is kept as sent and read by ``parse_create_task_result``."""
+
+    model_config = ConfigDict(extra="allow")
+    result_type: Literal["task"]
+
+
+class _TaskCreated(Exception):
+    """Raised from the SDK's claim resolver to carry the task out of ``call_tool``: it is
+    followed by :meth:`ElicitingClient._follow`, outside the SDK's call and its round limit."""
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        super().__init__("a task was created")
+        self.raw = raw
+
+
+async def _task_created(result: _CreateTaskResult, context: ClaimContext) -> types.CallToolResult:
+    raise _TaskCreated(result.model_dump(by_alias=True, mode="json", exclude_none=True))
+
+
+class _TasksExtension(ClientExtension):
+    """``io.modelcontextprotocol/tasks``: the SDK advertises it in the ``_meta`` capabilities of
+    every 2026-07-28 request (its claim is active only there), and routes a ``resultType:
+    "task"`` answer to ``tools/call`` to the claim's resolver."""
+
+    identifier = TASKS_EXTENSION
+
+    def claims(self) -> list[ResultClaim[Any]]:
+        return [
+            ResultClaim(
+                result_type=TASK_RESULT_TYPE, model=_CreateTaskResult, resolve=_task_created
+            )
+        ]
+
+
 class ElicitingClient:
     """Connect to a server and answer its elicitations with ``handler``.
 
@@ -104,6 +158,14 @@ class ElicitingClient:
     :class:`~mcp_elicit.client.sign_in.SignInRequired`. ``headers`` are sent with every
     request (a static ``Authorization: Bearer ...`` token, for instance). Both are for a URL
     only, and not with your own ``http_client``.
+
+    On 2026-07-28, with ``tasks=True`` (the default), every request declares the tasks
+    extension (``io.modelcontextprotocol/tasks``) and a call the server runs as a task is
+    followed to its end (mcp_elicit.client.task_follow): its questions are answered through
+    ``handler``, and ``task_time_limit`` bounds it. Its status reaches the person as renderer
+    notices (``Task 1a2b3c…: working… 12 s``), or, when ``task_status`` is given, goes to that
+    coroutine instead (a :class:`~mcp_elicit.client.task_follow.TaskStatus`; the first one of
+    a task carries its id, which the caller may keep to :meth:`resume_task` it later).
 
     Every other ``mcp.Client`` argument passes through (``sampling_callback``,
     ``list_roots_callback``, ``logging_callback``, ``log_level``, ``extensions``, ...): this
@@ -127,6 +189,9 @@ class ElicitingClient:
         http_client: httpx2.AsyncClient | None = None,
         sign_in: SignIn | bool = False,
         headers: Mapping[str, str] | None = None,
+        tasks: bool = True,
+        task_time_limit: float = DEFAULT_TASK_TIME_LIMIT,
+        task_status: Callable[[TaskStatus], Awaitable[None]] | None = None,
         **client_options: Any,
     ) -> None:
         ours = set(client_options) & _SET_BY_US
@@ -166,6 +231,14 @@ class ElicitingClient:
         self.headers = dict(headers or {})
         # Time, not rounds, limits the loop (call_tool); responses are not cached unless asked.
         self._client_options = {"cache": None, **client_options}
+        self.tasks = tasks
+        self.task_time_limit = task_time_limit
+        self.task_status = task_status
+        if tasks:
+            # Declared through the SDK, so it rides every 2026-07-28 request's `_meta`,
+            # tools/call and tasks/* alike (EXT §Capability Negotiation: per request).
+            theirs = list(client_options.get("extensions") or ())
+            self._client_options["extensions"] = [*theirs, _TasksExtension()]
         self._client: _sdk.ElicitingSdkClient | None = None
         self._stack: AsyncExitStack | None = None
 
@@ -294,14 +367,126 @@ class ElicitingClient:
         # context, so they share this one CallRound object.
         token = _CALL_ROUND.set(CallRound())
         try:
-            with anyio.fail_after(self.input_time_limit):
-                return await self.sdk.call_tool(name, args, read_timeout_seconds=read_timeout)
-        except TimeoutError:
-            raise TimeoutError(
-                f"{name} was still asking for input after {self.input_time_limit:g} s"
-            ) from None
+            try:
+                with anyio.fail_after(self.input_time_limit):
+                    return await self.sdk.call_tool(name, args, read_timeout_seconds=read_timeout)
+            except TimeoutError:
+                raise TimeoutError(
+                    f"{name} was still asking for input after {self.input_time_limit:g} s"
+                ) from None
+            except _TaskCreated as created:
+                # A task runs under its own limit (task_time_limit), not the rounds' one.
+                task = parse_create_task_result(created.raw, revision=Revision.V2026_07_28)
+                if not isinstance(task, Task):
+                    problems = "; ".join(f"{p.field or 'result'}: {p.message}" for p in task or [])
+                    raise TaskError(
+                        f"{name} answered a malformed CreateTaskResult: {problems}"
+                    ) from None
+                return await self._follow(task, name)
         finally:
             _CALL_ROUND.reset(token)
+
+    async def resume_task(self, task_id: str, *, tool: str | None = None) -> types.CallToolResult:
+        """Follow the task ``task_id`` to its end, as :meth:`call_tool` follows the task it
+        creates, and return its result: its questions are asked through the handler, its
+        status is told, ``task_time_limit`` bounds it (counted from now).
+
+        The task may have been started by an earlier call, in this process or another one
+        that stopped (the extension has clients keep task ids for this: the first
+        ``task_status`` report of a call carries its id). It must belong to the same user on
+        the same server. ``tool`` names the tool that started it, for the person (the server
+        does not say). Raises :class:`TaskError` when the server does not know the id (its
+        -32602, in ``error``), when tasks are off (``tasks=False``), or when the session does
+        not speak 2026-07-28; then as :meth:`call_tool`."""
+        if not self.tasks:
+            raise TaskError(
+                f"cannot resume task {task_id!r}: this client does not take tasks (tasks=False)",
+                task_id=task_id,
+            )
+        if self.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            raise TaskError(
+                f"cannot resume task {task_id!r}: the session speaks {self.protocol_version}, "
+                f"and a task is resumed only on {Revision.V2026_07_28.value} (the tasks "
+                "extension)",
+                task_id=task_id,
+            )
+        try:
+            raw = await self._task_request(task_id, "tasks/get", {})
+        except MCPError as error:
+            if error.code != types.INVALID_PARAMS:
+                raise
+            # EXT §Protocol Errors: an unknown, foreign or purged id is -32602.
+            raise TaskError(
+                f"{self.server_name} has no task {task_id!r} to resume (an unknown id, "
+                f"another user's, or one past its ttl): {clean(error.message)} "
+                f"(code {error.code})",
+                task_id=task_id,
+                error={"code": error.code, "message": error.message},
+            ) from None
+        token = _CALL_ROUND.set(CallRound())
+        try:
+            return await self._follow(parsed_task(raw, task_id).task, tool)
+        finally:
+            _CALL_ROUND.reset(token)
+
+    async def _task_request(self, task_id: str, method: str, params: dict[str, Any]) -> Any:
+        """One ``tasks/*`` request about ``task_id``, declared (stamped as the SDK stamps its
+        own requests) and with ``Mcp-Name``; its raw result."""
+        header = {MCP_NAME_HEADER: encode_header_value(task_id)}
+        return await _sdk.send_stamped_request(
+            self.sdk.session, method, {"taskId": task_id, **params}, headers=header
+        )
+
+    async def _follow(self, task: Task, name: str | None) -> types.CallToolResult:
+        """Follow ``task`` (created by a call of the tool ``name``, or resumed) with
+        mcp_elicit.client.task_follow, and return its result."""
+        session = self.sdk.session
+        call_round = _CALL_ROUND.get()
+
+        async def send(method: str, params: dict[str, Any]) -> Any:
+            return await self._task_request(task.task_id, method, params)
+
+        async def ask(key: str, request: Mapping[str, Any]) -> dict[str, Any]:
+            if request.get("method") != "elicitation/create":
+                raise TaskError(
+                    f"task {task.task_id} asked {request.get('method')!r} under {key!r}; this "
+                    "client answers only elicitation/create inside a task",
+                    task_id=task.task_id,
+                )
+            # The same pipeline as a pushed or round request (EXT: the same trust model).
+            asking = asking_of(
+                session, required_by=name, local=self.local, input_key=key, call_round=call_round
+            )
+            try:
+                return await self.handler.handle(request.get("params"), asking)
+            except ElicitationRefused as refused:
+                error = refused.error
+                raise MCPError(error["code"], error["message"], error.get("data")) from None
+
+        async def tell(report: TaskStatus) -> None:
+            if self.task_status is not None:
+                await self.task_status(report)
+            elif self.handler.renderer is not None:
+                # The id, short: it names the task among others; the person needs no more.
+                short = clean(report.task_id[:6], newlines=False)
+                text = _("Task {task}…: {status}").format(task=short, status=report.line())
+                await self.handler.renderer.notify(Notice(self.server_name, text, "info"))
+
+        def answered(key: str, response: dict[str, Any]) -> None:
+            if call_round is None:
+                return
+            call_round.retrying({key: response})
+            if call_round.given_up:
+                raise RefusedInputLoop(
+                    f"{self.server_name} kept asking for input the person declined or "
+                    f"cancelled ({MAX_REFUSED_ROUNDS} times in a row); task {task.task_id} "
+                    "given up"
+                )
+
+        outcome = await follow_task(
+            task, send=send, ask=ask, tell=tell, answered=answered, time_limit=self.task_time_limit
+        )
+        return types.CallToolResult.model_validate(outcome)
 
     # -- elicitations, of every era: one way in -----------------------------------------------
 
@@ -330,7 +515,21 @@ class ElicitingClient:
         client = self.sdk
         assert isinstance(client, _sdk.ElicitingSdkClient)
 
+        shown: list[float] = []  # the last progress value shown
+
         async def progress(value: float, total: float | None, message: str | None) -> None:
+            # "The progress value MUST increase with each notification" is the server's rule;
+            # one that goes back, stands still or is not a number is not shown (a hostile or
+            # broken server cannot make the person read "50%" after "90%").
+            if not math.isfinite(value) or (shown and value <= shown[-1]):
+                logger.debug(
+                    "elicitation %s: progress %r ignored (not above %r)",
+                    request.elicitation_id,
+                    value,
+                    shown[-1] if shown else None,
+                )
+                return
+            shown[:] = [value]
             text = message or (f"{value:g}/{total:g}" if total else f"{value:g}")
             if self.handler.renderer is not None:
                 notice = Notice(self.server_name, _("Progress: {text}").format(text=text), "info")
@@ -545,6 +744,20 @@ class _Hooks:
                     types.REQUEST_TIMEOUT,
                     f"{method} timed out after {timeout:g} s (time spent answering not counted)",
                 )
+        if (
+            method == "tools/call"
+            and isinstance(raw, Mapping)
+            and raw.get("resultType") == TASK_RESULT_TYPE
+            and not declares_tasks(params)
+        ):
+            # EXT §Capability Negotiation: no CreateTaskResult to a request that did not
+            # declare the extension. Nothing is polled: the call fails here.
+            raise TaskError(
+                f"{self._owner.server_name} answered {method} with a task "
+                f"({raw.get('taskId')!r}), which this request did not declare it takes "
+                "(an invalid response)",
+                task_id=raw.get("taskId") if isinstance(raw.get("taskId"), str) else None,
+            )
         if (
             method in ASKING_METHODS
             and isinstance(raw, dict)

@@ -27,7 +27,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -88,13 +88,18 @@ class ElicitationHandler:
         *,
         policy: Policy | None = None,
         audit: AuditLog | None = None,
-        opener: Callable[[str], object] | None = open_in_browser,
+        opener: Callable[[str], object] | Literal["default"] | None = "default",
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.renderer = renderer
         self.policy = policy if policy is not None else Policy()
         self.audit = audit
-        self.opener = opener
+        if opener == "default":
+            # A script speaks for no one at a browser (ScriptedRenderer says so): a link it
+            # consents to is opened only by an opener given on purpose.
+            browser = getattr(renderer, "opens_browser_by_default", True)
+            opener = open_in_browser if browser else None
+        self.opener: Callable[[str], object] | None = opener
         self.attention = Attention()
         self.completions = CompletionWatch()
         self._clock = clock
@@ -154,30 +159,7 @@ class ElicitationHandler:
 
     def _check(self, params: Any, asking: Asking, event: dict[str, Any]) -> ElicitationRequest:
         """The request as ``asking.revision`` reads it, in a mode this handler declared."""
-        request = self._parse(params, asking)
-        event |= {"mode": request.mode, "message": request.message}
-        if request.accepted_quirks:
-            event["quirks"] = list(request.accepted_quirks)
-        if (undeclared := undeclared_mode_problem(request, self.policy.modes)) is not None:
-            raise ElicitationRefused(invalid_params_error([undeclared]))
-        return request
-
-    def _parse(self, params: Any, asking: Asking) -> ElicitationRequest:
-        parsed = parse_elicitation_params(params, revision=asking.revision)
-        if (
-            isinstance(parsed, list)
-            and isinstance(params, Mapping)
-            and params.get("mode") == "url"
-            and not rules_for(asking.revision).has_url_mode
-        ):
-            # A server from the URL-mode draft era, on a session that negotiated 2025-06-18.
-            draft = parse_elicitation_params(params, revision=Revision.URL_DRAFT)
-            if not isinstance(draft, list):
-                quirk = f"URL mode on {asking.revision.value}: read as the URL-mode draft"
-                return replace(draft, accepted_quirks=(*draft.accepted_quirks, quirk))
-        if isinstance(parsed, list):
-            raise ElicitationRefused(invalid_params_error(parsed))
-        return parsed
+        return check_request(params, asking.revision, self.policy.modes, event)
 
     async def _turned_away(self, server: str, event: dict[str, Any]) -> dict[str, Any] | None:
         """The policy step: the cancel to send when the person is not asked at all (``event``
@@ -328,6 +310,41 @@ class ElicitationHandler:
         """Append ``event`` to the audit log, if there is one."""
         if self.audit is not None:
             self.audit.record(event)
+
+
+def check_request(
+    params: Any, revision: Revision, modes: ElicitationModes, event: dict[str, Any]
+) -> ElicitationRequest:
+    """The handler's check step for one request's raw params: read as ``revision`` defines it
+    (liberally, see the module), in one of ``modes``; ``event`` gets what the audit records of
+    it. Raises :class:`ElicitationRefused` (-32602, every problem) otherwise. Public so that a
+    host that shows requests some other way (a LangGraph interrupt:
+    :mod:`mcp_elicit.integrations.langchain`) reads them exactly as the handler does."""
+    request = _parse(params, revision)
+    event |= {"mode": request.mode, "message": request.message}
+    if request.accepted_quirks:
+        event["quirks"] = list(request.accepted_quirks)
+    if (undeclared := undeclared_mode_problem(request, modes)) is not None:
+        raise ElicitationRefused(invalid_params_error([undeclared]))
+    return request
+
+
+def _parse(params: Any, revision: Revision) -> ElicitationRequest:
+    parsed = parse_elicitation_params(params, revision=revision)
+    if (
+        isinstance(parsed, list)
+        and isinstance(params, Mapping)
+        and params.get("mode") == "url"
+        and not rules_for(revision).has_url_mode
+    ):
+        # A server from the URL-mode draft era, on a session that negotiated 2025-06-18.
+        draft = parse_elicitation_params(params, revision=Revision.URL_DRAFT)
+        if not isinstance(draft, list):
+            quirk = f"URL mode on {revision.value}: read as the URL-mode draft"
+            return replace(draft, accepted_quirks=(*draft.accepted_quirks, quirk))
+    if isinstance(parsed, list):
+        raise ElicitationRefused(invalid_params_error(parsed))
+    return parsed
 
 
 async def answer_for_sdk(

@@ -24,12 +24,13 @@ from typing import Any
 
 import anyio
 
+from mcp_elicit.client.policy import Policy
 from mcp_elicit.client.prompts import Accept, Decision, Decline, Notice, UrlPrompt
 from mcp_elicit.client.renderer import Renderer
 from mcp_elicit.client.steps import Asking, HandlerSteps, declined_or_cancelled, tell
 from mcp_elicit.i18n import N_, _
 from mcp_elicit.protocol import ElicitationRequest, elicit_result, rules_for
-from mcp_elicit.urls import Verdict, check_url
+from mcp_elicit.urls import UrlVerdict, Verdict, check_url
 
 logger = logging.getLogger(__name__)
 
@@ -111,13 +112,21 @@ class LinkQuestion:
         return "accept" if isinstance(done, Accept) else "cancel"
 
 
+def link_verdict(policy: Policy, url: str, *, local: bool) -> UrlVerdict:
+    """The verdict :func:`link_question` gives ``url`` under the host's ``policy`` (``local``:
+    a server this host started over stdio). A public seam so that a host which shows a link
+    some other way (a LangGraph interrupt: :mod:`mcp_elicit.integrations.langchain`) judges it
+    exactly as the handler does."""
+    return check_url(url, policy.url_policy_for(local=local))
+
+
 async def link_question(
     steps: HandlerSteps, request: ElicitationRequest, asking: Asking, event: dict[str, Any]
 ) -> LinkQuestion | None:
     """Check a link: its verdict under the host's URL policy goes to ``event``; ``None`` (and
     the person told) when the URL is blocked."""
     assert request.url is not None
-    verdict = check_url(request.url, steps.policy.url_policy_for(local=asking.local))
+    verdict = link_verdict(steps.policy, request.url, local=asking.local)
     event |= {"url": request.url, "url_verdict": verdict.verdict.value}
     if verdict.reasons:
         event["url_reasons"] = list(verdict.codes)

@@ -21,6 +21,10 @@ optional and not part of the protocol below; without it, prompts come one at a t
 A renderer with ``opens_links = True`` opens a link itself, from the person's own click
 (the web page does): the handler's opener is then never called, so a link never opens twice.
 
+A renderer with ``opens_browser_by_default = False`` (the scripted one) gets no opener from
+``ElicitationHandler(renderer)``: a link it consents to opens only through an ``opener``
+given on purpose.
+
 A renderer with ``consents_to_sign_in = False`` speaks for no person at a server's sign-in
 (the scripted one): a sign-in link that consent given ahead does not cover (one with
 warnings) is then refused instead of put to it.

@@ -43,12 +43,15 @@ async def call_after_links(
     *,
     max_retries: int,
     tracker: Tracker | None = None,
+    check: Callable[[list[ElicitationRequest]], None] | None = None,
 ) -> ResultT:
     """``call()``'s result, taking the person through every "open this link first" error it
     raises on the way (``handler.obtain``), and retrying it after each.
 
     ``asking`` says who asks, with ``required_by`` the tool's name; ``tracker`` waits for a
-    URL-mode draft link's completion (``elicitation/track``), when the host can send it.
+    URL-mode draft link's completion (``elicitation/track``), when the host can send it;
+    ``check`` sees each error's links before the person sees any, and raises to end the
+    call there (a gateway's limits on what one server may ask).
     Raises the server's ``MCPError`` when the person does not complete the links, and
     :class:`UrlElicitationLoop` when the server keeps asking."""
     seen: set[frozenset[str]] = set()
@@ -61,6 +64,8 @@ async def call_after_links(
             )
             if requests is None:
                 raise
+            if check is not None:
+                check(requests)
             key = frozenset(r.elicitation_id or r.url or "" for r in requests)
             if key in seen or len(seen) >= max_retries:
                 raise UrlElicitationLoop(

@@ -164,6 +164,10 @@ class ScriptedRenderer:
 
     consents_to_sign_in = False
     """The entries answer a tool's questions, never a server's sign-in (see the module)."""
+    opens_browser_by_default = False
+    """``ElicitationHandler(ScriptedRenderer(...))`` opens no browser for a link the entries
+    consent to, as ``mcp-elicit call --answers`` opens none; give ``opener=`` to open or
+    record it."""
 
     def __init__(
         self,

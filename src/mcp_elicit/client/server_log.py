@@ -118,13 +118,20 @@ class LoggedStdioServer:
     ``stopped`` is true once the server's output has ended before the client closed the
     connection: it exited, or crashed (at start, or in a call). Each ``async with`` starts
     the server afresh, with a dated line in the log to mark where its session begins.
+
+    One instance may serve several sessions at once, each entered and exited in a task of its
+    own (the gateway's upstream sessions do): each exit closes the server its own task
+    started, never the one entered last, which may belong to another task and end while it
+    is still in use.
     """
 
     def __init__(self, params: StdioServerParameters, log_path: Path) -> None:
         self.params = params
         self.log_path = log_path
         self.stopped = False
-        self._open: list[tuple[AbstractAsyncContextManager[Any], TextIO, _Watched]] = []
+        # By the task that entered: sessions in different tasks need not end in the order
+        # they began, and the SDK's transport must be exited in the task that entered it.
+        self._open: dict[int, list[tuple[AbstractAsyncContextManager[Any], TextIO, _Watched]]] = {}
 
     @property
     def command(self) -> list[str]:
@@ -147,7 +154,7 @@ class LoggedStdioServer:
             raise
         self.stopped = False
         watched = _Watched(read_stream, self._ended)
-        self._open.append((transport, log, watched))
+        self._open.setdefault(anyio.get_current_task().id, []).append((transport, log, watched))
         return watched, write_stream
 
     async def __aexit__(
@@ -156,7 +163,13 @@ class LoggedStdioServer:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        transport, log, watched = self._open.pop()
+        task = anyio.get_current_task().id
+        mine = self._open.get(task)
+        if not mine:
+            raise RuntimeError("LoggedStdioServer exited in a task that did not enter it")
+        transport, log, watched = mine.pop()
+        if not mine:
+            del self._open[task]
         watched.closing = True  # the end of its output from here on is ours
         try:
             return await transport.__aexit__(exc_type, exc, tb)

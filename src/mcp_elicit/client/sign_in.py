@@ -86,11 +86,11 @@ class SignIn:
     on the consent screen all the same, and once agreed announced with its warnings; with
     nobody to ask (no renderer, ``Policy(person_available=False)``, or a script's answers)
     the sign-in is refused (:class:`SignInRefused`, naming the warnings).
-    ``opener``: what opens the link (default: the handler's). ``storage``: the SDK's
-    ``TokenStorage`` for one server URL (default: :class:`TokenFile` in ``directory``, or in
-    the state directory); one that also has ``async expiry() -> float | None`` (as
-    :class:`TokenFile` does) lets a client started later refresh an expired token instead of
-    signing in again.
+    ``opener``: what opens the link (default: the handler's). ``storage``: a function from
+    a server's URL to the SDK ``TokenStorage`` for that server (default: :class:`TokenFile`
+    in ``directory``, or in the state directory); one that also has
+    ``async expiry() -> float | None`` (as :class:`TokenFile` does) lets a client started
+    later refresh an expired token instead of signing in again.
     ``client_name`` is what the authorization server shows on its consent page (the scopes
     asked for are the SDK's choice: the server's challenge, else its metadata).
     ``callback_port``: the loopback port to come back to (default: the one registered
@@ -104,6 +104,14 @@ class SignIn:
     client_name: str = "mcp-elicit"
     time_limit: float = DEFAULT_TIME_LIMIT
     callback_port: int | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.storage is not None and hasattr(self.storage, "get_tokens"):
+            # One storage for every server would hand one server's tokens to another.
+            raise TypeError(
+                "SignIn(storage=...) takes a function from a server's URL to its "
+                "TokenStorage, not a TokenStorage: storage=lambda url: MyStorage(url)"
+            )
 
     def storage_for(self, server_url: str) -> TokenStorage:
         if self.storage is not None:

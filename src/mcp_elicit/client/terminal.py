@@ -88,7 +88,13 @@ _NO = frozenset({"n", "no"})
 
 # What the person is told once a question is over, by their answer.
 _FORM_OUTCOME = {Accept: N_("Submitted."), Decline: N_("Declined."), Cancel: N_("Cancelled.")}
-_URL_OUTCOME = {Accept: N_("Accepted."), Decline: N_("Declined."), Cancel: N_("Cancelled.")}
+# Consent to a link is not its end: it may yet fail to open ("Error: the link did not
+# open …"), so a yes is said as what it is.
+_URL_OUTCOME = {
+    Accept: N_("You agreed to open the link."),
+    Decline: N_("Declined."),
+    Cancel: N_("Cancelled."),
+}
 
 
 class TerminalRenderer:
@@ -186,8 +192,10 @@ class TerminalRenderer:
 
     def withdraw(self, prompt: FormPrompt | UrlPrompt) -> None:
         """The question on screen was given up (its request was cancelled or timed out): its
-        line stops taking input, is marked withdrawn, and the next prompt follows below."""
-        self._say(text.withdrawn_line(prompt.server))
+        line stops taking input, is marked withdrawn, and the next prompt follows below. A
+        held retry's waiting screen is taken down when the server asks again: said so."""
+        held = isinstance(prompt, UrlPrompt) and prompt.held
+        self._say(text.withdrawn_line(prompt.server, held=held))
 
     # -- forms ----------------------------------------------------------------------------------
 

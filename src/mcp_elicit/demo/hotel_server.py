@@ -42,6 +42,7 @@ from mcp_elicit.server import (
     choose,
     confirm,
     forget_secret,
+    logs,
     secret,
     secret_required,
     stored_secret,
@@ -195,6 +196,8 @@ def main() -> None:
     parser.add_argument("--store", help="store URL (default: SQLite in the user's state dir)")
     parser.add_argument("--key-file", help="deployment key file (default: MCP_ELICIT_KEY, …)")
     args = parser.parse_args()
+    # Before the server is built: the SDK's MCPServer would set up Rich records otherwise.
+    logs.configure()
     key = DeploymentKey.load(file=args.key_file) if args.key_file else None
     build(store=args.store or os.environ.get("MCP_ELICIT_STORE"), key=key).run("stdio")
 

@@ -19,7 +19,6 @@ CONFIG (written by :mod:`mcp_elicit.demo.remote`, owner-only: it holds client se
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ import httpx2
 from mcp.server.mcpserver import Context, MCPServer
 
 from mcp_elicit.demo import hotel_server
-from mcp_elicit.server import Accepted, Cancelled, Declined, DeploymentKey, Elicitation
+from mcp_elicit.server import Accepted, Cancelled, Declined, DeploymentKey, Elicitation, logs
 from mcp_elicit.server.oauth import OAuthProvider, OidcIdentity, authorize, protected_resource
 
 CALENDAR = "calendar"
@@ -89,7 +88,7 @@ def build(config: dict[str, Any]) -> Elicitation:
 
 def main() -> None:
     config = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    logs.configure()  # before the server is built (see mcp_elicit.server.logs)
     build(config).run(transport="streamable-http", port=int(config["port"]))
 
 

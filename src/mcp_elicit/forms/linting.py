@@ -19,36 +19,13 @@ from typing import Any
 from mcp_elicit.forms.patterns import MAX_PATTERN_LENGTH, compile_pattern
 from mcp_elicit.forms.problems import Problem
 from mcp_elicit.forms.reading import read_schema
+from mcp_elicit.forms.secret_terms import secret_term as secret_term  # others import it here
 from mcp_elicit.i18n import N_, _
 
 _URL = re.compile(
     r"(?i)\b(?:[a-z][a-z0-9+.\-]*://[^\s<>\"']+|www\.[a-z0-9\-]+\.[^\s<>\"']+"
     r"|(?:mailto|javascript|data|file):[^\s<>\"']+)"
 )
-# Matched against a field's words (split at case changes and punctuation, lower-cased,
-# single-spaced), so "apiKey", "API_KEY" and "api key" all read "api key".
-_SECRET = re.compile(
-    r"\b(?:pass ?word|passwd|pwd|pass ?phrase|pass ?code|secret|secrets|token|access key"
-    r"|api ?key|private key|secret key|client secret|credentials?|auth code|otp|one time code"
-    r"|card number|card no|credit card|debit card|cc number|ccn|cvv|cvc|cvv2|security code"
-    r"|pin|pin code|ssn|social security(?: number)?|iban|routing number|account number"
-    r"|seed phrase|recovery phrase|mnemonic)\b"
-)
-_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[^A-Za-z0-9]+")
-
-
-def words(text: str) -> str:
-    return " ".join(part.lower() for part in _SPLIT.split(text) if part)
-
-
-def secret_term(*texts: str | None) -> str | None:
-    """The secret-like term in a field's name, title or description, or None."""
-    for text in texts:
-        if text:
-            match = _SECRET.search(words(text))
-            if match:
-                return match.group(0)
-    return None
 
 
 def find_url(text: str) -> str | None:

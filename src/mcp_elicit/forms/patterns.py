@@ -15,12 +15,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import re2
-
 MAX_PATTERN_LENGTH = 1000
-_RE2_OPTIONS: Any = re2.Options()
-_RE2_OPTIONS.max_mem = 8 << 20  # a pathological pattern fails to compile instead of eating RAM
-_RE2_OPTIONS.log_errors = False  # a rejected pattern is our finding to report, not stderr noise
+
+
+@lru_cache(maxsize=1)
+def _re2() -> tuple[Any, Any]:
+    """The ``re2`` module and our options for it. Imported on the first pattern, not with
+    the forms: most servers' forms have none (tests/server/test_lazy_imports.py holds this)."""
+    import re2
+
+    options: Any = re2.Options()
+    options.max_mem = 8 << 20  # a pathological pattern fails to compile instead of eating RAM
+    options.log_errors = False  # a rejected pattern is our finding to report, not stderr noise
+    return re2, options
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +51,9 @@ def compile_pattern(source: str) -> CompiledPattern:
         return CompiledPattern(
             source, None, unsupported=f"longer than {MAX_PATTERN_LENGTH} characters"
         )
+    re2, options = _re2()
     try:
-        return CompiledPattern(source, re2.compile(source, options=_RE2_OPTIONS).search)
+        return CompiledPattern(source, re2.compile(source, options=options).search)
     except Exception as re2_error:  # re2 raises its own error type, or ValueError/TypeError
         detail = re2_error.args[0] if re2_error.args else type(re2_error).__name__
         reason = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)

@@ -12,9 +12,6 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
-from email_validator import EmailNotValidError, validate_email
-from rfc3986_validator import validate_rfc3986
-
 from mcp_elicit.forms.fields import Field, FieldKind
 from mcp_elicit.forms.patterns import compile_pattern
 from mcp_elicit.forms.problems import Problem
@@ -59,6 +56,11 @@ def is_datetime(text: str) -> bool:
 
 def email_problem(text: str) -> str | None:
     """Why ``text`` is not an email address, or None. Checked by ``email-validator``."""
+    # Imported on first use: it compiles its grammar's regular expressions on import, a cost
+    # every server's start-up would pay for forms that may have no email field
+    # (tests/server/test_lazy_imports.py holds this).
+    from email_validator import EmailNotValidError, validate_email
+
     try:
         validate_email(text, check_deliverability=False)
     except EmailNotValidError as exc:
@@ -72,6 +74,8 @@ def is_email(text: str) -> bool:
 
 def is_uri(text: str) -> bool:
     """An absolute URI (with a scheme), per the RFC 3986 grammar."""
+    from rfc3986_validator import validate_rfc3986  # on first use, as email_validator
+
     return bool(validate_rfc3986(text, rule="URI"))
 
 

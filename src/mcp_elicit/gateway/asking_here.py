@@ -106,16 +106,21 @@ class AskingHere:
         method: str,
         params: dict[str, Any] | None,
         revision: Revision,
+        check_links: Callable[[list[ElicitationRequest]], None],
     ) -> dict[str, Any]:
         """``call()``'s result (a request of ``method`` to a server of ``revision``), the
         person taken through every set of links it requires on the way, and the call made
         again after each (:func:`call_after_links`). A tool call whose links the person did
-        not open ends with a tool error; any other request with ``INVALID_REQUEST``."""
+        not open ends with a tool error; any other request with ``INVALID_REQUEST``.
+        ``check_links`` (the bridge's ``links``: the gateway's limits) sees each set before
+        the person does; what it raises ends the call, the person asked nothing."""
         name = (params or {}).get("name") if method == "tools/call" else None
         required_by = name if isinstance(name, str) else method
         asking = Asking(self.server, revision, required_by=required_by, local=self.local)
         try:
-            return await call_after_links(call, self.handler, asking, max_retries=MAX_LINK_RETRIES)
+            return await call_after_links(
+                call, self.handler, asking, max_retries=MAX_LINK_RETRIES, check=check_links
+            )
         except UrlElicitationLoop as loop:
             raise MCPError(INVALID_REQUEST, str(loop)) from None
         except MCPError as error:

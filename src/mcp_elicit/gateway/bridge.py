@@ -12,10 +12,14 @@ Rules:
   (a schema the downstream revision cannot express is an error naming what), a mode the
   downstream client did not declare is refused (never silently declined), a link gets its
   safety verdict in ``_meta`` (:data:`VERDICT_META`) or, blocked by policy, never reaches the
-  person (the caller tells the upstream ``cancel``, as a host's own client does). The URL
-  itself is never rewritten, opened or fetched.
+  person: :class:`LinkBlocked`, with which the caller ends the call, the person told that
+  the gateway blocked the link and why (the verdict's reasons), rather than answering
+  ``cancel`` for them in silence. The URL itself is never rewritten, opened or fetched.
 - The links of an upstream's -32042 / -32604 are the server's refusal, not a question: they
-  are written for the client (:meth:`Bridge.written`) and not blocked.
+  are written for the client (:meth:`Bridge.written`) and not blocked. They are audited all
+  the same, marked ``"required": true``: the person's answer to each, when it comes back
+  through the gateway (:meth:`Bridge.answer`, ``required=True``), else the link passed on
+  to a client that answers the server itself (:meth:`Bridge.passed_on`).
 - An answer is read in the downstream's revision, checked against the question's schema
   before it goes anywhere, and written in the upstream's; one that does not fit is
   :class:`BadAnswer` (audited as ``invalid``) and never goes upstream.
@@ -29,6 +33,7 @@ Rules:
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -37,9 +42,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from mcp_elicit.client.audit import AuditLog
+from mcp_elicit.client.prompt_text import clean
 from mcp_elicit.forms import ConversionError, Form, InvalidSchema, Problem, convert
 from mcp_elicit.gateway.limits import Limits
-from mcp_elicit.i18n import current_language
+from mcp_elicit.i18n import _, current_language
 from mcp_elicit.protocol import (
     ElicitationModes,
     ElicitationRequest,
@@ -52,6 +58,8 @@ from mcp_elicit.protocol import (
 from mcp_elicit.protocol.peers import Peer
 from mcp_elicit.revisions import Revision
 from mcp_elicit.urls import DEFAULT_POLICY, UrlPolicy, UrlVerdict, check_url
+
+logger = logging.getLogger(__name__)
 
 VERDICT_META = "io.github.mcp-elicit/url-verdict"
 """The ``_meta`` key under which the gateway attaches a link's safety verdict (the JSON of
@@ -81,6 +89,31 @@ class BadAnswer(Exception):
         raise MCPError(INVALID_PARAMS, str(self))
 
 
+class LinkBlocked(Exception):
+    """The server asked the person to open ``request``'s link, and the gateway's policy
+    blocks it (``verdict``): the call ends, the person told why (never a silent ``cancel``)."""
+
+    def __init__(self, request: ElicitationRequest, verdict: UrlVerdict) -> None:
+        # The reasons are our checker's words, but they quote parts of the server's URL.
+        reasons = "; ".join(clean(r.message, newlines=False) for r in verdict.reasons)
+        super().__init__(
+            _(
+                "The gateway blocked a link the server asked you to open, so the call "
+                "cannot go on: {reasons}"
+            ).format(reasons=reasons)
+        )
+        self.request = request
+        self.verdict = verdict
+
+    def result_for(self, method: str) -> dict[str, Any]:
+        """What the client's call ends with: a tool error saying so (a tool's errors have a
+        result to go in), else raised as -32600 with the verdict's reason codes."""
+        if method == "tools/call":
+            return {"content": [{"type": "text", "text": str(self)}], "isError": True}
+        data = {"why": "url-blocked", "reasons": [str(code) for code in self.verdict.codes]}
+        raise MCPError(INVALID_REQUEST, str(self), data)
+
+
 @dataclass(frozen=True, slots=True)
 class Safeguards:
     """What the gateway checks and records on the way (every one on by default).
@@ -91,7 +124,8 @@ class Safeguards:
     - ``url_verdicts``: attach each link's safety verdict (:data:`VERDICT_META`). Only
       push-era clients receive it: the SDK's server drops ``_meta`` from a 2026-07-28 input
       request (docs/gateway.md, "URL mode").
-    - ``block_links``: a link whose verdict is *block* never reaches the person.
+    - ``block_links``: a link whose verdict is *block* never reaches the person; the call
+      ends with an error saying the gateway blocked it, and why.
     - ``audit``: a JSON-lines record of every question and what became of it (answers
       redacted, links redacted: ``mcp_elicit.client.audit``).
     """
@@ -139,18 +173,46 @@ class Bridge:
         for response in responses.values():
             self.limits.answer_size(response)
 
-    def question(self, request: ElicitationRequest, client: Peer) -> dict[str, Any] | None:
-        """``request`` as ``elicitation/create`` params for ``client``; ``None`` for a link
-        the policy blocks (audited as cancelled: the caller answers ``cancel`` upstream).
+    def question(self, request: ElicitationRequest, client: Peer) -> dict[str, Any]:
+        """``request`` as ``elicitation/create`` params for ``client``. ``LinkBlocked`` for a
+        link the policy blocks (audited as cancelled: the caller ends the call with it);
         ``Refused`` when that client cannot be asked it."""
         if client.revision is None:
             raise Refused(INVALID_REQUEST, "The client has no elicitation")
-        if self._blocked(request):
+        blocked = self._blocked(request)
+        if blocked is not None:
             self._record(
-                {"mode": "url", "url": request.url, "action": "cancel", "why": "url-blocked"}
+                {
+                    "mode": "url",
+                    "message": request.message,
+                    "url": request.url,
+                    "action": "cancel",
+                    "why": "url-blocked",
+                    "url_reasons": [str(code) for code in blocked.codes],
+                }
             )
-            return None
+            # One line, no traceback: blocking is the policy working, not a failure.
+            logger.warning(
+                "blocked a link the server asked to open (%s): %s",
+                ", ".join(str(code) for code in blocked.codes),
+                "; ".join(clean(reason.message, newlines=False) for reason in blocked.reasons),
+            )
+            raise LinkBlocked(request, blocked)
         return self.written(request, client.revision, client.modes)
+
+    def passed_on(self, requests: list[ElicitationRequest]) -> None:
+        """Audit the links of an upstream's -32042 / -32604 passed on to a client that answers
+        the server itself (its retry goes upstream, not through this bridge)."""
+        for request in requests:
+            self._record(
+                {
+                    "mode": request.mode,
+                    "message": request.message,
+                    "url": request.url,
+                    "action": "passed-on",
+                    "required": True,
+                }
+            )
 
     def written(
         self, request: ElicitationRequest, revision: Revision, modes: ElicitationModes
@@ -190,12 +252,15 @@ class Bridge:
         *,
         read_in: Revision,
         write_in: Revision,
+        required: bool = False,
     ) -> Carried:
         """The client's answer to ``request``, read in ``read_in``, checked against the
         question's schema, audited, and written for a server of ``write_in``. ``BadAnswer``
         (audited as ``invalid``) when it does not fit; ``OverLimit`` when it is too large to
-        read."""
+        read. ``required``: the link is one of an upstream's -32042 / -32604 (so marked in
+        the audit line)."""
         self.limits.answer_size(raw)
+        marked = {"required": True} if required else {}
         try:
             answer = self._read_answer(raw, request, read_in)
         except BadAnswer as bad:
@@ -205,6 +270,7 @@ class Bridge:
                     "message": request.message,
                     "action": "invalid",
                     "why": str(bad),
+                    **marked,
                 }
             )
             raise
@@ -216,16 +282,19 @@ class Bridge:
                     "url": request.url,
                     "action": answer.action,
                     "content": self.safeguards.audit.content(answer.content),
+                    **marked,
                 }
             )
         content = answer.content if answer.action == "accept" and request.mode == "form" else None
         sent = elicit_result(answer.action, content, revision=write_in, mode=request.mode)
         return Carried(answer, sent)
 
-    def _blocked(self, request: ElicitationRequest) -> bool:
+    def _blocked(self, request: ElicitationRequest) -> UrlVerdict | None:
+        """The verdict of a link the policy blocks; ``None`` for anything else."""
         if request.mode != "url" or request.url is None or not self.safeguards.block_links:
-            return False
-        return _verdict(request.url, self.safeguards.url_policy).blocked
+            return None
+        verdict = _verdict(request.url, self.safeguards.url_policy)
+        return verdict if verdict.blocked else None
 
     def _read_answer(
         self, raw: Any, request: ElicitationRequest, revision: Revision
@@ -270,8 +339,3 @@ def _verdict_in(url: str, policy: UrlPolicy, language: str) -> UrlVerdict:
 
 def _verdict(url: str, policy: UrlPolicy) -> UrlVerdict:
     return _verdict_in(url, policy, current_language())
-
-
-CANCEL: dict[str, Any] = {"action": "cancel"}
-"""What a push-era server is told when its question never reached the person (a blocked
-link)."""

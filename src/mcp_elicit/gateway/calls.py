@@ -38,12 +38,14 @@ from typing import Any, Protocol
 
 import anyio.abc
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from mcp_elicit.gateway.asking_here import AskingHere, upstream_modes
 from mcp_elicit.gateway.bridge import Bridge
-from mcp_elicit.gateway.context import downstream_peer
+from mcp_elicit.gateway.context import client_of, downstream_peer
 from mcp_elicit.gateway.held import HeldCalls
 from mcp_elicit.gateway.links import Links
+from mcp_elicit.gateway.no_tasks import refusal_of
 from mcp_elicit.gateway.push_to_push import PushToPush
 from mcp_elicit.gateway.push_to_rounds import LINK_WAIT, PushToRounds
 from mcp_elicit.gateway.pushing import PushedQuestions
@@ -98,7 +100,24 @@ class Calls:
     async def call(self, ctx: ServerRequestContext[Any, Any], method: str) -> dict[str, Any]:
         down = downstream_peer(ctx, url_draft=self.url_draft)
         way = self.ways[(self.upstream.rounds, self._rounds_answered_by_client(down))]
-        return await way.call(ctx, down, method)
+        try:
+            return await way.call(ctx, down, method)
+        except MCPError as error:
+            if method != "tools/call":
+                raise
+            tool = str((ctx.params or {}).get("name", ""))
+
+            async def list_tools(params: dict[str, Any]) -> dict[str, Any]:
+                return await self.upstream.request(
+                    "tools/list", params, self.modes_for(down), owner=client_of(ctx)
+                )
+
+            refusal = await refusal_of(
+                error, tool, rounds=self.upstream.rounds, list_tools=list_tools
+            )
+            if refusal is error:
+                raise
+            raise refusal from None
 
     def modes_for(self, down: Peer) -> ElicitationModes:
         """The modes declared upstream on behalf of ``down``."""

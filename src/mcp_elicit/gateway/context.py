@@ -56,11 +56,13 @@ def client_of(ctx: ServerRequestContext[Any, Any]) -> object:
 
 def forwarded(params: Mapping[str, Any] | None, *keep: str) -> dict[str, Any]:
     """The client's params as they go upstream: without the client's own protocol ``_meta``
-    (the gateway's session stamps its own), without the round fields unless kept."""
+    (the gateway's session stamps its own), without the round fields unless kept, and
+    without ``task``: the gateway declares no tasks, so a host's ``task`` is ignored
+    (:mod:`.no_tasks` rule 2), and upstream must not answer it with a task nobody keeps."""
     out = {
         key: value
         for key, value in (params or {}).items()
-        if key not in ("inputResponses", "requestState") or key in keep
+        if key not in ("inputResponses", "requestState", "task") or key in keep
     }
     meta = out.pop("_meta", None)
     if isinstance(meta, Mapping):

@@ -9,12 +9,20 @@ waits for it (:meth:`Links.finished`); a URL-mode draft client asks with ``elici
 (:meth:`Links.track`), and only the client the link was sent to may (its ``owner``: the
 signed-in user, else its session). Entries are forgotten after ``ttl`` seconds, or beyond
 ``size``.
+
+A 2026-07-28 client's retry after links it was given for a -32042 waits for their completion
+(at most the gateway's ``link_wait``). A server may send no notice; the person then says they
+are done, and the client sends the very same retry again (``ElicitingClient`` does, having
+dropped the first: "press Enter when you are done (asks … again now)"). So the second
+arrival of one record is the person's word: :class:`LinkRetries` tells it from the first,
+and ends the first's wait, so that the call is made again now, once.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +50,7 @@ class Links:
         self.ttl = ttl
         self.size = size
         self._links: dict[str, _Link] = {}
+        self.retries = LinkRetries()
 
     def watch(
         self, elicitation_id: str, session: Any, request_id: Any, *, owner: object = None
@@ -106,3 +115,48 @@ class Links:
             if now - oldest.since < self.ttl and len(self._links) < self.size:
                 return
             del self._links[oldest_id]
+
+
+class LinkRetries:
+    """The retries that carry a person's accept of required links, by their record's id
+    (:class:`~.state.RequiredLinks`), the last ``size`` remembered.
+
+    The first to arrive for a record waits for its links (:meth:`waiting_for`); any later one is
+    the person saying they are done: it does not wait, and it ends the wait of the one before
+    it (that request, which its client has dropped, goes no further: the call is made again
+    once, by the later one)."""
+
+    def __init__(self, *, size: int = 4096) -> None:
+        self.size = size
+        self._records: OrderedDict[str, anyio.Event] = OrderedDict()
+        self.waiting = 0  # retries waiting for their links now
+
+    def arrived(self, record_id: str) -> tuple[bool, anyio.Event]:
+        """A retry for ``record_id`` arrived: whether it is the first, and an event set when a
+        later one supersedes it."""
+        earlier = self._records.pop(record_id, None)
+        mine = self._records[record_id] = anyio.Event()
+        while len(self._records) > self.size:
+            self._records.popitem(last=False)
+        if earlier is not None:
+            earlier.set()
+        return earlier is None, mine
+
+    async def waiting_for(
+        self, superseded: anyio.Event, finished: Callable[[], Awaitable[None]], limit: float
+    ) -> None:
+        """Wait for ``finished()``, at most ``limit`` seconds, or until ``superseded``."""
+        self.waiting += 1
+        try:
+            with anyio.move_on_after(limit):
+                async with anyio.create_task_group() as tasks:
+
+                    async def until_finished() -> None:
+                        await finished()
+                        tasks.cancel_scope.cancel()
+
+                    tasks.start_soon(until_finished)
+                    await superseded.wait()
+                    tasks.cancel_scope.cancel()
+        finally:
+            self.waiting -= 1

@@ -6,15 +6,17 @@ Rules:
 - The call runs on an upstream session leased for it (:meth:`.Upstream.lease`), so every
   question the server pushes on that session belongs to this call: each is read in the
   upstream's revision, pushed to the client in the client's (:class:`.PushedQuestions`), and
-  its answer goes back in the upstream's. A blocked link is answered ``cancel``.
+  its answer goes back in the upstream's.
 - An answer that does not fit never goes upstream: the call ends there (a tool error for
-  ``tools/call``), and the leased session, cut short mid-call, is closed. So does a question
+  ``tools/call``), and the leased session, cut short mid-call, is closed. So does a link the
+  gateway's policy blocks (the error says it was blocked, and why), and a question
   or an answer over a limit (:mod:`.limits`: too large, or past the call's count), the client
   told which; the lease itself is refused past its caps.
 - -32042 / -32604 (the server needs links opened first) reach the client with their data:
   as they came when the two revisions agree, in the client's code when they do not (the
   URL-mode draft's -32604 and 2025-11-25's -32042), and, for a client whose revision has no
-  URL mode, as an error saying so. Their links are watched for completion. A client that
+  URL mode, as an error saying so. Their links are watched for completion, and audited as
+  passed on (the client answers the server itself). A client that
   cannot be given them has them opened by the gateway's own person, when there is one
   (:meth:`.AskingHere.after_links`): the call is made again after, and the client gets its
   result.
@@ -31,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from mcp_elicit.gateway.asking_here import upstream_modes
-from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Refused
+from mcp_elicit.gateway.bridge import BadAnswer, LinkBlocked, Refused
 from mcp_elicit.gateway.context import client_of, forwarded
 from mcp_elicit.gateway.limits import OverLimit
 from mcp_elicit.gateway.pushing import PushedQuestions
@@ -57,7 +59,7 @@ class PushToPush:
         self, ctx: ServerRequestContext[Any, Any], down: Peer, method: str
     ) -> dict[str, Any]:
         up = Revision(self.upstream.version)
-        ended: list[BadAnswer | OverLimit] = []
+        ended: list[BadAnswer | LinkBlocked | OverLimit] = []
         scope = anyio.CancelScope()
         count = 0
 
@@ -67,11 +69,11 @@ class PushToPush:
             try:
                 self.pushed.bridge.asked(count)
                 carried = await self.pushed.ask(ctx, down, request, answer_in=up)
-            except (BadAnswer, OverLimit) as why:  # never sent on: the call ends here
+            except (BadAnswer, LinkBlocked, OverLimit) as why:  # the call ends here
                 ended.append(why)
                 scope.cancel()
                 raise MCPError(INVALID_PARAMS, str(why)) from None
-            return CANCEL if carried is None else carried.sent
+            return carried.sent
 
         modes = upstream_modes(self.pushed.here, down)
         here = self.pushed.here
@@ -86,6 +88,7 @@ class PushToPush:
                             method=method,
                             params=params,
                             revision=up,
+                            check_links=self.pushed.bridge.links,
                         )
                     return await connection.request(method, params)
                 except MCPError as error:
@@ -112,6 +115,7 @@ class PushToPush:
                 "The server needs a link opened (URL mode), and this client's revision has "
                 "no URL mode",
             )
+        self.pushed.bridge.passed_on(requests)
         for request in requests:
             if request.elicitation_id:
                 self.pushed.watch(request.elicitation_id, ctx, down, None)

@@ -23,14 +23,18 @@ Rules:
   links in a -32042; a retry with too many answers, or one too large, is refused and the
   call goes on.
 - A question the client cannot be asked (a mode it did not declare, a schema its revision
-  cannot express) is refused to the server, which decides what its call does then; a
-  blocked link is answered ``cancel``.
+  cannot express) is refused to the server, which decides what its call does then. A link
+  the gateway's policy blocks ends the call (the upstream call cancelled) with an error
+  saying it was blocked, and why (:class:`~.bridge.LinkBlocked`).
 - A question the client cannot be asked goes to the gateway's own person when there is one
   (:mod:`.asking_here`): the call goes on upstream while the client's request waits.
 - -32042 / -32604 end the call with the links the server needs, as URL-mode input requests
-  (the ``requestState`` a :class:`~.state.RequiredLinks`). Once the person accepted them
-  all, the retry waits for each link's completion (at most ``link_wait`` seconds: a server
-  may send no notice) and calls the server again, from the start. A client with no URL mode
+  (the ``requestState`` a :class:`~.state.RequiredLinks`). The retry's answer to each is
+  checked and audited (:meth:`.Bridge.answer`). Once the person accepted them all, the
+  retry waits for each link's completion (at most ``link_wait`` seconds: a server may send
+  no notice) and calls the server again, from the start. The same retry sent again is the
+  person saying they are done (:class:`~.links.LinkRetries`): it ends the first one's wait,
+  and the server is called again now. A client with no URL mode
   has them opened by the gateway's own person, when there is one
   (:meth:`.AskingHere.after_links`), while its request waits for the call's result.
 """
@@ -38,6 +42,7 @@ Rules:
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,10 +51,10 @@ import anyio
 import anyio.abc
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
 from mcp_elicit.gateway.asking_here import AskingHere, links_not_opened, upstream_modes
-from mcp_elicit.gateway.bridge import CANCEL, BadAnswer, Bridge
+from mcp_elicit.gateway.bridge import BadAnswer, Bridge, LinkBlocked
 from mcp_elicit.gateway.context import client_of, forwarded
 from mcp_elicit.gateway.held import CallEnded, Foreign, HeldCall, HeldCalls, OpenQuestion, Stale
 from mcp_elicit.gateway.limits import OverLimit
@@ -57,6 +62,7 @@ from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.state import (
     HeldQuestion,
     InvalidState,
+    RequiredLink,
     RequiredLinks,
     read_state,
     write_state,
@@ -151,30 +157,33 @@ class PushToRounds:
             asked = {step.key: {"method": ELICITATION_CREATE, "params": step.shown}}
             return input_required_result(asked, write_state(HeldQuestion(held.id, step.key)))
         self.held.forget(held)
-        return self._ended(step, down)
+        return self._ended(step, down, method)
 
-    def _ended(self, step: CallEnded, down: Peer) -> dict[str, Any]:
+    def _ended(self, step: CallEnded, down: Peer, method: str) -> dict[str, Any]:
         """The result of an upstream call that ended: as it came, or its -32042 / -32604
         made into URL-mode input requests."""
         if step.result is not None:
             return step.result
         error = step.error
+        if isinstance(error, LinkBlocked):
+            return error.result_for(method)
         if not isinstance(error, MCPError):
             raise MCPError(INTERNAL_ERROR, f"The upstream call failed: {error}")
         requests = parse_url_required_error(error_json(error))
         if requests is None:
             raise error
         self.bridge.links(requests)
-        links: dict[str, str | None] = {}
+        links: dict[str, RequiredLink] = {}
         asked: dict[str, Any] = {}
         for number, request in enumerate(requests, start=1):
             key = f"link{number}"
             shown = self.bridge.written(request, Revision.V2026_07_28, down.modes)
             asked[key] = {"method": ELICITATION_CREATE, "params": shown}
-            links[key] = request.elicitation_id
+            links[key] = RequiredLink(request.elicitation_id, request.url or "", request.message)
             if request.elicitation_id:
                 self.links.watch(request.elicitation_id, None, None)
-        return input_required_result(asked, write_state(RequiredLinks(links)))
+        record = RequiredLinks(secrets.token_urlsafe(16), links)
+        return input_required_result(asked, write_state(record))
 
     async def _after_links(
         self,
@@ -184,14 +193,42 @@ class PushToRounds:
         required: RequiredLinks,
         responses: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """The retry after -32042 made into URL input requests: once every link is finished,
-        the call goes upstream again, from the start."""
-        if not all(_accepted(responses.get(key)) for key in required.links):
+        """The retry after -32042 made into URL input requests: each answer checked and
+        audited; once every link is finished (or the person says so, by sending the retry
+        again), the call goes upstream again, from the start."""
+        retries = self.links.retries
+        first, superseded = retries.arrived(required.id)
+        accepted = True
+        for key, link in required.links.items():
+            if key not in responses:
+                accepted = False
+                continue
+            request = ElicitationRequest(
+                "url", link.message, url=link.url, elicitation_id=link.elicitation_id
+            )
+            try:
+                carried = self.bridge.answer(
+                    responses[key],
+                    request,
+                    read_in=Revision.V2026_07_28,
+                    write_in=Revision(self.upstream.version),
+                    required=True,
+                )
+            except BadAnswer as bad:
+                return bad.result_for(method)
+            accepted = accepted and carried.answer.action == "accept"
+        if not accepted:
             return links_not_opened(method)
-        with anyio.move_on_after(self.link_wait):
-            for elicitation_id in required.links.values():
-                if elicitation_id:
-                    await self.links.finished(elicitation_id)
+        if first:
+
+            async def finished() -> None:
+                for link in required.links.values():
+                    if link.elicitation_id:
+                        await self.links.finished(link.elicitation_id)
+
+            await retries.waiting_for(superseded, finished, self.link_wait)
+            if superseded.is_set():  # its client dropped it and sent it again
+                raise MCPError(INVALID_REQUEST, "This retry was sent again; the later one goes on")
         held = self._start(down, method, forwarded(ctx.params), client_of(ctx))
         return await self._next_step(held, down, method)
 
@@ -204,7 +241,7 @@ class PushToRounds:
     async def _run(self, held: HeldCall, down: Peer, method: str, params: dict[str, Any]) -> None:
         """The upstream call, from start to end; what the server asks is held for the
         client."""
-        over: list[OverLimit] = []
+        over: list[OverLimit | LinkBlocked] = []  # why the gateway ended the call
         asked_here = 0  # questions the gateway's own person answered (held.asked: the client)
 
         async def asked(request: ElicitationRequest) -> dict[str, Any]:
@@ -214,15 +251,16 @@ class PushToRounds:
                 self.bridge.asked(held.asked + asked_here + 1)
                 # Asked here, the call goes on while the client's request waits for its end.
                 shown = None if here is not None else self.bridge.question(request, down)
-            except OverLimit as limit:  # the call ends here, the client told why
-                over.append(limit)
+            except (OverLimit, LinkBlocked) as ended:  # the call ends here, the client told why
+                over.append(ended)
                 scope.cancel()
-                raise
+                # An error response to the server, not an exception out of the SDK's handler
+                # (logged there as a crash, with a traceback, for a designed outcome).
+                raise MCPError(INVALID_PARAMS, str(ended)) from None
             if here is not None:
                 asked_here += 1
                 return (await here.ask(request, revision=Revision(self.upstream.version))).sent
-            if shown is None:
-                return CANCEL
+            assert shown is not None
             answer: dict[str, Any] = await held.ask(request, shown)
             return answer
 
@@ -239,6 +277,7 @@ class PushToRounds:
                             method=method,
                             params=params,
                             revision=Revision(self.upstream.version),
+                            check_links=self.bridge.links,
                         )
                     else:
                         result = await connection.request(method, params)
@@ -259,7 +298,3 @@ def foreign_state() -> MCPError:
     return MCPError(
         INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"}
     )
-
-
-def _accepted(response: Any) -> bool:
-    return isinstance(response, Mapping) and response.get("action") == "accept"

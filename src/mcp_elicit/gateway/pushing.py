@@ -47,16 +47,14 @@ class PushedQuestions:
         request: ElicitationRequest,
         *,
         answer_in: Revision,
-    ) -> Carried | None:
+    ) -> Carried:
         """Push ``request`` to the client behind ``ctx`` and return its answer, checked and
-        written for a server of ``answer_in`` (``None``: a blocked link, which the caller
-        cancels). ``Refused`` when the client cannot be asked it, ``BadAnswer`` when its
-        answer does not fit."""
+        written for a server of ``answer_in``. ``Refused`` when the client cannot be asked
+        it, ``LinkBlocked`` for a link the policy blocks, ``BadAnswer`` when its answer does
+        not fit: the caller ends the call with it."""
         if self.here is not None and self.here.answers(request, down):
             return await self.here.ask(request, revision=answer_in)
         params = self.bridge.question(request, down)
-        if params is None:
-            return None
         assert down.revision is not None  # a client without elicitation is Refused
         if request.mode == "url" and request.elicitation_id:
             self.watch(request.elicitation_id, ctx, down, ctx.request_id)

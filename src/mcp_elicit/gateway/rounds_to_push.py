@@ -8,7 +8,8 @@ Rules:
   with the answers and the server's ``requestState``, untouched, until the server returns a
   result. The whole exchange is bounded by ``input_time_limit``.
 - An answer that does not fit never goes upstream: the call ends there (a tool error for
-  ``tools/call``). A blocked link is answered ``cancel``. A question too large, or one past
+  ``tools/call``); so does a link the gateway's policy blocks (the error says it was
+  blocked, and why: the server is not called again). A question too large, or one past
   the call's count (every question pushed, over all its rounds), ends the call with the
   error naming the limit (:mod:`.limits`); so does an answer too large. An input request that is not
   ``elicitation/create`` (the gateway carries no other) is an error.
@@ -34,7 +35,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
 from mcp_elicit.gateway.asking_here import upstream_modes
-from mcp_elicit.gateway.bridge import CANCEL, BadAnswer
+from mcp_elicit.gateway.bridge import BadAnswer, LinkBlocked
 from mcp_elicit.gateway.context import forwarded
 from mcp_elicit.gateway.pushing import PushedQuestions
 from mcp_elicit.gateway.upstream import Upstream
@@ -83,8 +84,8 @@ class RoundsToPush:
                     return result
                 try:
                     responses, new = await self._answer_round(ctx, down, parsed, links, pushed)
-                except BadAnswer as bad:  # never sent upstream: the rounds end here
-                    return bad.result_for(method)
+                except (BadAnswer, LinkBlocked) as ended:  # nothing sent: the rounds end
+                    return ended.result_for(method)
                 pushed += new
                 if not new:  # only links the person is still on: ask the server later
                     await anyio.sleep(pause)
@@ -122,9 +123,6 @@ class RoundsToPush:
             new += 1
             self.pushed.bridge.asked(pushed + new)  # OverLimit: the rounds end here
             carried = await self.pushed.ask(ctx, down, request, answer_in=Revision.V2026_07_28)
-            if carried is None:
-                responses[key] = CANCEL
-                continue
             if request.mode == "url" and carried.answer.action == "accept":
                 links.accept(key, request)
             responses[key] = carried.sent

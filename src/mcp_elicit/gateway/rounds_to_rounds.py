@@ -13,8 +13,8 @@ Rules:
   first: an answer to a round no longer remembered is relayed unchecked (the server checks
   its own), and each round is checked once (a replay goes unchecked, to a server that keeps
   its own state sealed).
-- A blocked link cannot be answered ``cancel`` for the person here (the client answers the
-  server itself): the call ends with an error saying so.
+- A link the gateway's policy blocks never reaches the client (which answers the server
+  itself): the call ends with an error saying the gateway blocked it, and why.
 - Limits (:mod:`.limits`): a retry's answers are counted and measured before anything goes
   upstream, and a round's questions after it comes back; over a limit, the request ends with
   the error naming it. The client drives the rounds itself, so the count is per round.
@@ -28,10 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_REQUEST
 
-from mcp_elicit.gateway.bridge import BadAnswer, Bridge
+from mcp_elicit.gateway.bridge import BadAnswer, Bridge, LinkBlocked
 from mcp_elicit.gateway.context import forwarded
 from mcp_elicit.gateway.upstream import Upstream
 from mcp_elicit.protocol import ElicitationRequest, parse_input_required_result
@@ -87,12 +85,10 @@ class RoundsToRounds:
         shown = dict(result.get("inputRequests") or {})
         questions: dict[str, ElicitationRequest] = {}
         for key, request in parsed.elicitations.items():
-            written = self.bridge.question(request, down)
-            if written is None:
-                raise MCPError(
-                    INVALID_REQUEST,
-                    "The server asked the person to open a link this gateway's policy blocks",
-                )
+            try:
+                written = self.bridge.question(request, down)
+            except LinkBlocked as blocked:
+                return blocked.result_for(method)
             shown[key] = {"method": ELICITATION_CREATE, "params": written}
             questions[key] = request
         if isinstance(parsed.request_state, str) and questions:

@@ -13,9 +13,12 @@ Rules:
     answers it. JSON: ``{"gateway": "held", "call": "<id>", "key": "q1"}``.
   - :class:`RequiredLinks` — the upstream refused the call until links are opened (-32042,
     or the URL-mode draft's -32604), and the client was given them as URL-mode input
-    requests: by input key, the link's ``elicitationId`` (``null`` when the server gave
-    none). The retry waits for them, then calls the server again. JSON:
-    ``{"gateway": "links", "links": {"link1": "<elicitationId>"}}``.
+    requests: by input key, the link (:class:`RequiredLink`: its ``elicitationId``, ``null``
+    when the server gave none, its URL and its message, which the retry's audit line
+    records), and an ``id`` of its own, so that the same record coming back a second time
+    is known as the person saying they are done. The retry waits for them, then calls the
+    server again. JSON: ``{"gateway": "links", "id": "<id>", "links": {"link1":
+    {"elicitationId": "<id>", "url": "https://…", "message": "…"}}}``.
 
 - ``"gateway"`` names the record, so a state that is not one of ours (a server's, say) is
   refused by name rather than read as whatever it resembles.
@@ -67,27 +70,58 @@ class HeldQuestion:
 
 
 @dataclass(frozen=True, slots=True)
-class RequiredLinks:
-    """Links the upstream said the call needs, given to the client under these input keys:
-    by key, the link's ``elicitationId`` (``None``: the server gave none to wait for)."""
+class RequiredLink:
+    """One link the upstream required: its ``elicitation_id`` (``None``: the server gave none
+    to wait for), and its ``url`` and ``message`` as the client was shown them."""
 
-    links: Mapping[str, str | None]
+    elicitation_id: str | None
+    url: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"elicitationId": self.elicitation_id, "url": self.url, "message": self.message}
+
+    @classmethod
+    def from_json(cls, key: str, raw: Any) -> RequiredLink:
+        fields = {"elicitationId", "url", "message"}
+        if not isinstance(raw, dict) or set(raw) != fields:
+            raise InvalidState(f"required link {key!r} must have exactly {sorted(fields)}")
+        elicitation_id, url, message = raw["elicitationId"], raw["url"], raw["message"]
+        if not (elicitation_id is None or isinstance(elicitation_id, str)):
+            raise InvalidState(f"required link {key!r}'s 'elicitationId' must be a string or null")
+        if not isinstance(url, str) or not url:
+            raise InvalidState(f"required link {key!r}'s 'url' must be a URL")
+        if not isinstance(message, str):
+            raise InvalidState(f"required link {key!r}'s 'message' must be a string")
+        return cls(elicitation_id, url, message)
+
+
+@dataclass(frozen=True, slots=True)
+class RequiredLinks:
+    """Links the upstream said the call needs, given to the client under these input keys
+    (:class:`RequiredLink`, by key); ``id`` names this record (made when it is written)."""
+
+    id: str
+    links: Mapping[str, RequiredLink]
 
     KIND = "links"
 
     def to_json(self) -> dict[str, Any]:
-        return {RECORD_TAG: self.KIND, "links": dict(self.links)}
+        links = {key: link.to_json() for key, link in self.links.items()}
+        return {RECORD_TAG: self.KIND, "id": self.id, "links": links}
 
     @classmethod
     def from_json(cls, raw: Any) -> RequiredLinks:
-        _expect(raw, cls.KIND, {"links"})
-        links = raw["links"]
+        _expect(raw, cls.KIND, {"id", "links"})
+        record_id, links = raw["id"], raw["links"]
+        if not isinstance(record_id, str) or not record_id:
+            raise InvalidState("required links' 'id' must name the record")
         if not isinstance(links, dict) or not links:
             raise InvalidState("required links' 'links' must name at least one link")
-        for key, elicitation_id in links.items():
-            if not key or not (elicitation_id is None or isinstance(elicitation_id, str)):
-                raise InvalidState(f"required link {key!r} must map to an elicitationId or null")
-        return cls(dict(links))
+        for key in links:
+            if not key:
+                raise InvalidState("a required link's key must not be empty")
+        return cls(record_id, {key: RequiredLink.from_json(key, raw) for key, raw in links.items()})
 
 
 GatewayState = HeldQuestion | RequiredLinks

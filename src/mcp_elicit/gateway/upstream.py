@@ -55,6 +55,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_elicit import _sdk
 from mcp_elicit.client.connection import unpooled_http_client
 from mcp_elicit.gateway.limits import Limits, cap_reached
+from mcp_elicit.gateway.no_tasks import without_tasks_extension
 from mcp_elicit.protocol import (
     NO_MODES,
     ElicitationModes,
@@ -442,7 +443,9 @@ class _Hooks:
         modes = _DECLARED.get()
         if modes is not None and version in MODERN_PROTOCOL_VERSIONS and params is not None:
             meta = dict(params.get("_meta") or {})
-            capabilities = dict(meta.get(META_CLIENT_CAPABILITIES) or {})
+            # Never the tasks extension, whoever declared it: the gateway carries no tasks,
+            # so the upstream must run the call plainly (no_tasks rule 2).
+            capabilities = without_tasks_extension(meta.get(META_CLIENT_CAPABILITIES) or {})
             capabilities.pop("elicitation", None)
             capabilities.update(capabilities_for(modes, version))
             meta[META_CLIENT_CAPABILITIES] = capabilities

@@ -29,8 +29,6 @@ import re
 import threading
 from pathlib import Path
 
-from babel import Locale, UnknownLocaleError
-
 logger = logging.getLogger(__name__)
 
 SOURCE_LANGUAGE = "en"
@@ -52,6 +50,8 @@ def tag_of(name: str) -> str:
     """The BCP 47 tag for a locale name or tag: ``zh_Hans`` → ``zh-Hans``. A well-formed tag
     the CLDR does not know (a pseudo-locale such as ``en-XA``) is kept as written; anything
     else is a ValueError."""
+    from babel import Locale, UnknownLocaleError  # on first use: see choosing
+
     try:
         return str(Locale.parse(name.replace("-", "_"))).replace("_", "-")
     except (UnknownLocaleError, ValueError):

@@ -1,10 +1,13 @@
 """Which language is in effect, and choosing one from what a person's software says.
 
-The language in effect is a context variable over a process-wide default (English unless
-:func:`set_default_language` says otherwise), so each request of a web app, or each task, can
-have its own. Tags are BCP 47 (``zh-Hans``); a tag naming a region or no script is matched to
-the catalog of its language and script by the CLDR's likely subtags (``zh-CN`` and ``zh`` are
-``zh-Hans``; ``zh-TW`` is ``zh-Hant``, which has no catalog yet).
+The language in effect is a context variable over a process-wide default, so each request of
+a web app, or each task, can have its own. The default is what the locale asks for
+(:func:`from_environment`: ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), read when first needed, as
+the command line does, unless :func:`set_default_language` says otherwise.
+
+Tags are BCP 47 (``zh-Hans``); a tag naming a region or no script is matched to the catalog of
+its language and script by the CLDR's likely subtags (``zh-CN`` and ``zh`` are ``zh-Hans``;
+``zh-TW`` is ``zh-Hant``, which has no catalog yet).
 """
 
 from __future__ import annotations
@@ -14,21 +17,31 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 
-from babel import Locale, UnknownLocaleError
-from babel.core import get_global
-
 from mcp_elicit.i18n.catalogs import SOURCE_LANGUAGE, available_languages
 
 _in_effect: ContextVar[str | None] = ContextVar("mcp_elicit_language", default=None)
-_default = SOURCE_LANGUAGE
+_default: str | None = None  # from the locale, when first needed
 
 
 def current_language() -> str:
     """The BCP 47 tag of the language in effect."""
-    return _in_effect.get() or _default
+    return _in_effect.get() or _default_language()
+
+
+def _default_language() -> str:
+    global _default
+    if _default is None:
+        _default = from_environment()
+    return _default
 
 
 def _language_and_script(tag: str) -> tuple[str, str | None] | None:
+    # Babel is imported when a tag is first matched, not with the package: importing
+    # mcp_elicit.server must not pay for it before a person's language is needed
+    # (tests/server/test_lazy_imports.py holds this).
+    from babel import Locale, UnknownLocaleError
+    from babel.core import get_global
+
     try:
         locale = Locale.parse(tag.strip().replace("-", "_"))
     except (UnknownLocaleError, ValueError, TypeError):

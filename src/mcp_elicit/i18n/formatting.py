@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from babel import Locale, UnknownLocaleError
-
 from mcp_elicit.i18n.choosing import current_language
 
 
 def _locale() -> str:
+    from babel import Locale, UnknownLocaleError  # on first use: see choosing
+
     tag = current_language().replace("-", "_")
     try:
         Locale.parse(tag)

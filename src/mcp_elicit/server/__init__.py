@@ -21,6 +21,7 @@ take the tool's ``ctx``::
 - :func:`ask`, :func:`confirm`, :func:`choose` — forms, validated, on every revision
 - :func:`ask_text` — free text, with images and audio from an early-draft client
 - :func:`secret`, :func:`ask_url`, :class:`UrlRequired` — URL mode, flows, the vault
+- :func:`task_status` — what a task is doing, shown to a client that polls it
 - :class:`Elicitation` — the middleware, the sealed state, the hosted pages, for a server
 - :mod:`mcp_elicit.server.oauth` — OAuth and OpenID Connect (the ``oauth`` extra)
 
@@ -52,8 +53,9 @@ sub-packages too; a new module gets a place here). Top first:
                                     flow is done
     questions, wording              a question in each revision's shape; what it may say
     rounds, tasks                   the state machines: 2026-07-28 rounds, 2025-11-25 tasks
-    answers, errors, identity, keys, vault, links, instances, peer
-                                    the words and the parts everything above uses
+    answers, errors, identity, keys, vault, links, instances, peer, link_rules, logs
+                                    the words and the parts everything above uses (logs: how
+                                    a server's records are written)
 """
 
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
@@ -67,10 +69,13 @@ from mcp_elicit.server.errors import (
     ModeUnavailable,
     NotExpressible,
     SecretInForm,
+    UnsafeLink,
 )
 from mcp_elicit.server.free_text import Reply, ask_text
 from mcp_elicit.server.identity import AccessTokenIdentity, Identity, LocalIdentity
 from mcp_elicit.server.keys import DeploymentKey
+from mcp_elicit.server.scope import task_status
+from mcp_elicit.server.tasks import TaskSettings
 from mcp_elicit.server.url_mode import (
     UrlRequired,
     ask_url,
@@ -99,6 +104,8 @@ __all__ = [
     "NotExpressible",
     "Reply",
     "SecretInForm",
+    "TaskSettings",
+    "UnsafeLink",
     "UrlRequired",
     "Vault",
     "ask",
@@ -110,4 +117,5 @@ __all__ = [
     "secret",
     "secret_required",
     "stored_secret",
+    "task_status",
 ]

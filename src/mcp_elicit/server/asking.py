@@ -221,7 +221,7 @@ async def ask_question(
             return await _run_fallback(fallback)
         raise _no_form_mode(peer)
     schema = question.schema_for(peer.revision.value)
-    if peer.push_era:
+    if scope.asks_by_push:
         return await _push(scope, peer.revision, question, message, schema, timeout, reask)
     return _in_rounds(scope, question, message, schema, timeout, reask, key)
 

@@ -20,16 +20,19 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from mcp_elicit.flows import DEFAULT_MAX_OPEN_FLOWS, Flows
-from mcp_elicit.server import frameworks, serving
+from mcp_elicit.server import frameworks, logs, serving
 from mcp_elicit.server.completions import DEFAULT_MAX_HELD, DEFAULT_URL_RESUME_WAIT
 from mcp_elicit.server.identity import Identity, LocalIdentity
+from mcp_elicit.server.instances import TaskNameCheck
 from mcp_elicit.server.keys import DeploymentKey
+from mcp_elicit.server.link_rules import is_loopback_host
 from mcp_elicit.server.links import PAGES_PREFIX
 from mcp_elicit.server.pages import page_hosts
-from mcp_elicit.server.pages.hosts import check_transport, is_loopback_host
+from mcp_elicit.server.pages.hosts import check_transport
 from mcp_elicit.server.pages.languages import pages_language
 from mcp_elicit.server.runtime import DEFAULT_FLOW_TTL, Runtime, Settings
 from mcp_elicit.server.scope import current_scope
+from mcp_elicit.server.tasks import TaskSettings
 from mcp_elicit.server.vault import Vault
 from mcp_elicit.stores import Store
 
@@ -65,9 +68,16 @@ class Elicitation:
     this server (default 20; ``None``: no limit); past that, ``secret()`` and
     ``secret_required()`` fail with a tool error naming the limit.
 
-    ``tasks``: on 2025-11-25, run a ``tools/call`` that carries ``task`` as a task (``tasks/*``
-    served, the questions its tool asks naming it), in memory, while :meth:`running`; on
-    ``MCPServer`` only. ``mcp_elicit.server.tasks`` has the rules.
+    ``tasks``: run a ``tools/call`` as a task while :meth:`running`, kept in memory, or in
+    the store when it is one the instances share (Redis, PostgreSQL: any instance then serves
+    ``tasks/*``; docs/deploy.md); on ``MCPServer`` only. On 2025-11-25, a call that carries
+    ``task`` (``tasks/*`` served, the questions its tool asks delivered through
+    ``tasks/result`` and naming it); on 2026-07-28,
+    a call whose request declares the extension ``io.modelcontextprotocol/tasks`` (the
+    questions shown by ``tasks/get`` and answered by ``tasks/update``). ``True`` lets every
+    tool run either way; a :class:`~mcp_elicit.server.tasks.TaskSettings` sets each tool's
+    ``taskSupport`` (``forbidden``, ``optional``, ``required``), shown in ``tools/list`` on
+    2025-11-25 and enforced on both. ``mcp_elicit.server.tasks`` has the rules.
 
     ``providers``: third parties a tool may get the user's token at with
     ``mcp_elicit.server.oauth.authorize`` (downstream OAuth, the ``oauth`` extra; each
@@ -93,11 +103,11 @@ class Elicitation:
         max_held_retries: int = DEFAULT_MAX_HELD,
         server_id: str | None = None,
         max_open_flows: int | None = DEFAULT_MAX_OPEN_FLOWS,
-        tasks: bool = False,
+        tasks: bool | TaskSettings = False,
         providers: Sequence[OAuthProvider] = (),
         language: str | None = None,
     ) -> None:
-        settings = Settings(url_draft, url_resume_wait, max_held_retries, tasks)
+        settings = Settings(url_draft, url_resume_wait, max_held_retries, TaskSettings.of(tasks))
         self._language = pages_language(language)  # a tag with no catalog: refused now
         identity = identity if identity is not None else LocalIdentity()
         self.runtime = Runtime(
@@ -239,9 +249,14 @@ class Elicitation:
     ) -> None:
         """Serve the hosted pages under ``/elicit`` of ``app`` (the Streamable HTTP app).
         ``loopback_port``: the port ``app`` listens on when it is bound to loopback (see
-        :meth:`pages_app`, which says what ``allow_insecure_http`` allows)."""
+        :meth:`pages_app`, which says what ``allow_insecure_http`` allows). With tasks on, the
+        extension's ``Mcp-Name`` header is checked on ``app`` too."""
         pages = self.pages_app(loopback_port=loopback_port, allow_insecure_http=allow_insecure_http)
         app.router.routes.insert(0, Mount(PAGES_PREFIX, app=pages))
+        if self.runtime.tasks is not None:
+            # The tasks extension's Mcp-Name is checked before the server reads the request
+            # (instances.TaskNameCheck says why).
+            app.add_middleware(TaskNameCheck)
 
     def _check_transport(self, allow_insecure_http: bool, bind_host: str | None = None) -> None:
         check_transport(
@@ -321,6 +336,9 @@ class Elicitation:
             self.install(server)
         if self._server is None:
             raise RuntimeError("run(server): no server was given")
+        # A server whose author configured no logging writes one line per record, not the
+        # SDK's Rich records wrapped at 80 columns (mcp_elicit.server.logs).
+        logs.take_over_sdk_default()
         options = serving.uvicorn_options_for(transport, uvicorn_options)
         if transport == "stdio":
             self._check_transport(allow_insecure_http)
@@ -334,8 +352,12 @@ class Elicitation:
             self.public_url = serving.served_origin(host, port, options)
         loopback_port = port if is_loopback_host(host) else None
         self.mount(app, loopback_port=loopback_port, allow_insecure_http=allow_insecure_http)
-        async with self.running():
-            await serving.serve_http(app, host=host, port=port, options=options, instance=instance)
+        # The signal that stops uvicorn ends the process only after the cleanup of running().
+        with serving.signals_after_cleanup():
+            async with self.running():
+                await serving.serve_http(
+                    app, host=host, port=port, options=options, instance=instance
+                )
 
 
 class RunOptions(TypedDict, total=False):

@@ -107,6 +107,17 @@ class LinkInText(ToolError, ValueError):
     """
 
 
+class UnsafeLink(ToolError, ValueError):
+    """A link ``ask_url`` or ``UrlRequired`` was given breaks a rule the hosted pages are held
+    to (:mod:`mcp_elicit.server.link_rules`): plain http on a host that is not loopback, or
+    what looks like sensitive information about the user (a password, a token, an email
+    address) in the URL. An authoring error, raised before anything is sent; its text names
+    the rule, the offending part (never its value) and the opt-out (``allow_insecure_http``,
+    ``allow_sensitive_data``). A tool error like :class:`LinkInText`, for the same reason; a
+    ``ValueError`` (a bad argument).
+    """
+
+
 def describe_problems(message: str, problems: Sequence[Problem]) -> str:
     """``The answer to "Book a table?" is invalid: guests: must be 8 or less (it is 12)``."""
     details = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)

@@ -44,7 +44,15 @@ from mcp_elicit.server.completions import Completions
 from mcp_elicit.server.handling import Finished, InputRequested, ToolFailed, handle_request
 from mcp_elicit.server.keys import DeploymentKey
 from mcp_elicit.server.runtime import Runtime, Settings
-from mcp_elicit.server.tasks import TASK_METHODS, TASKS_VERSION, TaskRun, Tasks, requested_task
+from mcp_elicit.server.tasks import (
+    EXTENSION_METHODS,
+    EXTENSION_VERSION,
+    REMOVED_METHODS,
+    TASK_METHODS,
+    TASKS_VERSION,
+    TaskRun,
+    Tasks,
+)
 from mcp_elicit.server.url_mode import UrlRequired
 
 if TYPE_CHECKING:
@@ -92,7 +100,7 @@ def refuse_on_fastmcp(settings: Settings) -> None:
             "the URL-mode draft (url_draft=True) is not offered on fastmcp servers "
             "(docs/fastmcp.md)"
         )
-    if settings.tasks:
+    if settings.tasks is not None:
         raise ValueError("tasks (tasks=True) are offered on MCPServer only, not on fastmcp")
 
 
@@ -186,24 +194,44 @@ class ElicitationMiddleware:
     async def _with_tasks(
         self, tasks: Tasks, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Tasks on (``Elicitation(tasks=True)``): declared in a 2025-11-25 ``initialize``,
-        offered in its ``tools/list``, served on its ``tasks/*``, and a ``tools/call`` with
-        ``task`` answered with the task while the call runs as it (rules in ``tasks``)."""
+        """Tasks on (``Elicitation(tasks=...)``): declared in a 2025-11-25 ``initialize``,
+        each tool's ``taskSupport`` shown in its ``tools/list`` and enforced on its
+        ``tools/call``, ``tasks/*`` served, and a ``tools/call`` with ``task`` answered with
+        the task while the call runs as it (rules in ``tasks``)."""
         if ctx.method == "initialize":
             return Tasks.declare(await self._handled(ctx, call_next))
+        if ctx.protocol_version == EXTENSION_VERSION:
+            return await self._with_extension(tasks, ctx, call_next)
         if ctx.protocol_version != TASKS_VERSION or ctx.session.client_params is None:
             # Another revision, or before the handshake: no tasks here.
             return await self._handled(ctx, call_next)
         if ctx.method == "tools/list":
-            return Tasks.offer(await self._handled(ctx, call_next))
+            return tasks.offer(await self._handled(ctx, call_next))
         if ctx.method in TASK_METHODS:
             return await tasks.handle(ctx, ctx.method, ctx.params)
-        requested = requested_task(ctx)
+        requested = tasks.requested(ctx)
         if requested is None:
             return await self._handled(ctx, call_next)
-        task = tasks.create(ctx, requested)
+        task = await tasks.create(ctx, requested)
         tasks.start(task, lambda: self._handled(ctx, call_next, task=task))
-        return tasks.created(task)
+        return await tasks.created(task)
+
+    async def _with_extension(
+        self, tasks: Tasks, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """2026-07-28 with tasks on: the extension declared in ``server/discover``, ``tasks/*``
+        served, and a ``tools/call`` whose request declares the extension answered with its
+        task while the call runs as it (rules 9 to 12 in ``tasks``). A request that does not
+        declare it is served as if tasks were off (a ``required`` tool: -32021)."""
+        if ctx.method == "server/discover":
+            return Tasks.declare_extension(await self._handled(ctx, call_next))
+        if ctx.method in EXTENSION_METHODS | REMOVED_METHODS:
+            return await tasks.handle_extension(ctx, ctx.method, ctx.params)
+        if not tasks.requested_extension(ctx):
+            return await self._handled(ctx, call_next)
+        task = await tasks.create(ctx, {}, revision=EXTENSION_VERSION)
+        tasks.start(task, lambda: self._handled(ctx, call_next, task=task))
+        return await tasks.created(task)
 
     async def _handled(
         self,

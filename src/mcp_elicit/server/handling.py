@@ -33,7 +33,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
-from mcp_elicit.protocol import rules_for, url_required_error
+from mcp_elicit.protocol import rules_for, url_request_params, url_required_error
 from mcp_elicit.protocol.codes import ELICITATION_CREATE, INVALID_REQUEST
 from mcp_elicit.protocol.mrtr import ASKING_METHODS
 from mcp_elicit.revisions import Revision
@@ -45,6 +45,7 @@ from mcp_elicit.server.runtime import Runtime
 from mcp_elicit.server.scope import RequestScope, entered
 from mcp_elicit.server.tasks import TaskRun
 from mcp_elicit.server.url_mode import UrlRequired, consent_of, no_url_mode
+from mcp_elicit.stores import FlowStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,13 +82,14 @@ async def handle_request(
     """Run one request (``run``) in its scope, as ``task`` when it runs as one; see the module
     docstring."""
     peer = peer_of_request(request, url_draft=runtime.settings.url_draft)
-    round_ = _round_of(request, peer)
+    # A task's questions are kept in the task, on 2026-07-28 too: no round to end.
+    round_ = _round_of(request, peer) if task is None else None
     if round_ is not None and round_.responses:
         await _resume_after_link(runtime, round_)
     scope = RequestScope(request, peer, runtime, round_, task)
     with entered(scope):
         try:
-            return Finished(await run())
+            return await _run(runtime, scope, run)
         except rounds.AskPending as pending:
             return InputRequested(pending.result())
         except UrlRequired as required:
@@ -105,6 +107,76 @@ async def handle_request(
                 INTERNAL_ERROR if isinstance(ours, LinkInText | SecretInForm) else INVALID_REQUEST
             )
             raise MCPError(code, str(ours)) from failed
+
+
+MAX_LINKS_IN_TASK = 3
+"""Inside a task, how many times a tool's ``UrlRequired`` becomes a link question and a run of
+the body again; past it the task ends with the -32042 the call would have answered (as a
+client's ``max_url_retries`` would give up)."""
+
+
+async def _run(runtime: Runtime, scope: RequestScope, run: Callable[[], Awaitable[Any]]) -> Handled:
+    """``run``, and inside a task (either revision) a ``UrlRequired`` it raises asked as an in-task
+    link question, then the body run again in the same task, as the client's retry after
+    -32042 would have (design ``docs/tasks-design.md`` §3 "URL mode inside a task", A12): the
+    call was answered with its task already, so only the task can carry the link."""
+    links = 0
+    while True:
+        try:
+            return Finished(await run())
+        except UrlRequired as required:
+            if scope.task is None or links == MAX_LINKS_IN_TASK:
+                raise
+            links += 1
+            ended = await _link_in_task(runtime, scope, required)
+            if ended is not None:
+                return ended
+
+
+async def _link_in_task(
+    runtime: Runtime, scope: RequestScope, required: UrlRequired
+) -> Handled | None:
+    """Ask for ``required``'s link inside the task and wait for its flow; ``None`` to run the
+    body again, else how the call ends (the person declined, the page was not completed)."""
+    revision = scope.peer.revision
+    if revision is None or not scope.peer.modes.url:
+        refusal = no_url_mode(scope.peer)
+        if isinstance(refusal, MCPError):
+            raise refusal
+        return ToolFailed(str(refusal))
+    params = url_request_params(
+        required.prompt,
+        required.url,
+        # 2026-07-28 has none (an extension task waits for the flow itself, no notice)
+        elicitation_id=required.elicitation_id if rules_for(revision).has_elicitation_id else None,
+        revision=revision,
+    )
+    try:
+        raw = await scope.send_elicitation(params, timeout=None)
+    except MCPError as exc:
+        return ToolFailed(f"The client refused the link this tool needs: {exc.error.message}")
+    refused = consent_of(raw, revision)
+    if refused is not None:
+        what = "declined" if isinstance(refused, Declined) else "did not open"
+        return ToolFailed(f"The person {what} the link this tool needs: {required.prompt}")
+    flow = await runtime.flows.get(required.flow_id) if required.flow_id is not None else None
+    if flow is None:
+        return None  # nothing to wait for: the body checks its own precondition again
+    with scope.waiting_for_page(required.url):
+        finished = await runtime.completions.after_link(
+            revision,
+            flow,
+            session=scope.completion_client(),
+            elicitation_id=required.elicitation_id,
+            request_id=None,
+            timeout=None,
+        )
+    if finished.status is not FlowStatus.COMPLETED:
+        return ToolFailed(
+            f"The page this tool needs was {finished.status.value}, not completed: "
+            f"{required.prompt}"
+        )
+    return None
 
 
 _OURS = (CannotAsk, InvalidAnswer, LinkInText, SecretInForm)
@@ -151,6 +223,13 @@ def _url_required(runtime: Runtime, scope: RequestScope, required: UrlRequired) 
         if isinstance(refusal, MCPError):
             raise refusal
         return ToolFailed(str(refusal))
+    if scope.task is not None and not rules_for(revision).push_requests:
+        # An extension task asked for the link MAX_LINKS_IN_TASK times already; 2026-07-28 has
+        # no -32042 to end it with, so the result says it.
+        return ToolFailed(
+            f"The link this tool needs was opened {MAX_LINKS_IN_TASK} times and it still needs "
+            f"it: {required.prompt}"
+        )
     if not rules_for(revision).push_requests:
         # The link becomes an input request, and the retry after it runs the tool again,
         # which checks its own precondition.

@@ -26,13 +26,19 @@ from mcp_elicit.server.errors import CannotAsk
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.keys import KEY_VARIABLE, DeploymentKey, state_directory
 from mcp_elicit.server.links import flow_path
-from mcp_elicit.server.tasks import Tasks
+from mcp_elicit.server.tasks import Tasks, TaskSettings
 from mcp_elicit.server.vault import Vault
-from mcp_elicit.stores import FinishFeed, FlowRecord, Store, open_store
+from mcp_elicit.stores import FinishFeed, FlowRecord, Store, TaskFeed, open_store
+from mcp_elicit.stores.credentials import without_password
+from mcp_elicit.tasks.storage import StoredTasks
 
 DEFAULT_FLOW_TTL = 600.0
 
 logger = logging.getLogger(__name__)
+
+STORE_VARIABLE = "MCP_ELICIT_STORE"
+"""The store's URL when ``Elicitation(store=...)`` is not given (else SQLite in the state
+directory)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +49,9 @@ class Settings:
     url_resume_wait: float = DEFAULT_URL_RESUME_WAIT
     # 2026-07-28: how many such retries are held at once (see completions).
     max_held_retries: int = DEFAULT_MAX_HELD
-    # 2025-11-25: run task-augmented tools/call as tasks (see tasks).
-    tasks: bool = False
+    # 2025-11-25: run task-augmented tools/call as tasks, each tool's taskSupport as these say
+    # (see tasks); None: tasks off.
+    tasks: TaskSettings | None = None
 
     def __post_init__(self) -> None:
         if self.url_resume_wait < 0:
@@ -129,6 +136,8 @@ class Runtime:
         if len(set(names)) != len(names):
             raise ValueError(f"two OAuth providers share a name: {sorted(names)}")
         self.providers: Mapping[str, Any] = {p.name: p for p in providers}
+        if store is None and os.environ.get(STORE_VARIABLE):
+            store = os.environ[STORE_VARIABLE]
         self._store_spec = store
         self._store: Store | None = store if not isinstance(store, str | None) else None
         self._flows: Flows | None = None
@@ -141,7 +150,9 @@ class Runtime:
             user_of=identity.user_of_request,
         )
         # Task-augmented tools/call (2025-11-25), only when asked for: None otherwise.
-        self.tasks = Tasks(identity.user_of_request) if settings.tasks else None
+        self.tasks = (
+            Tasks(identity.user_of_request, settings.tasks) if settings.tasks is not None else None
+        )
 
     @property
     def key(self) -> DeploymentKey:
@@ -154,7 +165,11 @@ class Runtime:
     def store(self) -> Store:
         if self._store is None:
             spec = self._store_spec
-            self._store = open_store(spec if isinstance(spec, str) else default_store_url())
+            url = spec if isinstance(spec, str) else default_store_url()
+            self._store = open_store(url)
+            # Which store, said once: instances that silently kept a store each of their own
+            # would lose each other's flows (never the password: without_password).
+            logger.info("flows and secrets are kept in %s", without_password(url))
         return self._store
 
     @property
@@ -217,6 +232,14 @@ class Runtime:
         the feed of flows other instances finished (an engine with a feed: Redis,
         PostgreSQL), completion notices and tasks."""
         self._warn_of_a_defaulted_id()
+        if self.tasks is not None and not self.tasks.shared and isinstance(self.store, TaskFeed):
+            # A store the instances share (Redis, PostgreSQL: what broadcasts changes): the
+            # tasks live there too, sealed with a key every instance derives alike, so any
+            # instance serves tasks/* (docs/tasks-design.md §4). Memory and SQLite keep them
+            # in this process, as before.
+            self.tasks.use_store(
+                StoredTasks(self.store, self.key.derive_all("tasks")), server=self.server_id
+            )
         group.start_soon(self.flows.run_sweeper)
         group.start_soon(self.flows.run_feed)
         tasks = self.tasks.running(group) if self.tasks is not None else contextlib.nullcontext()

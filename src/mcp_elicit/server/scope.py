@@ -24,10 +24,11 @@ from mcp.server.context import ServerRequestContext
 from mcp_elicit import _sdk
 from mcp_elicit.protocol.codes import ELICITATION_CREATE
 from mcp_elicit.revisions import Revision
+from mcp_elicit.server.completions import CompletionClient
 from mcp_elicit.server.peer import Peer, peer_of_request
 from mcp_elicit.server.rounds import Round
 from mcp_elicit.server.runtime import Runtime, Services
-from mcp_elicit.server.tasks import TaskRun, related_task
+from mcp_elicit.server.tasks import TaskRun
 
 
 @dataclass(slots=True)
@@ -54,6 +55,13 @@ class RequestScope:
             self._services = self.require_runtime(what).services_for(self.request)
         return self._services
 
+    @property
+    def asks_by_push(self) -> bool:
+        """A question goes through :meth:`send_elicitation` and the tool waits for its answer:
+        on every revision before 2026-07-28, and inside a task on any (the call was answered
+        with the task already, so there is no round to end: design §3)."""
+        return self.peer.push_era or self.task is not None
+
     def require_round(self) -> Round:
         if self.round is None:
             raise RuntimeError(
@@ -62,27 +70,32 @@ class RequestScope:
             )
         return self.round
 
-    def waiting_for_person(self) -> contextlib.AbstractContextManager[None]:
-        """Around a wait for the person (a question out, a page open): a task shows
-        ``input_required`` meanwhile."""
-        return self.task.input_required() if self.task is not None else contextlib.nullcontext()
+    def waiting_for_page(self, url: str) -> contextlib.AbstractContextManager[None]:
+        """Around a wait for a URL-mode page the person agreed to open: a task says so in its
+        ``statusMessage`` meanwhile (it is ``working``: nothing is asked of the client)."""
+        if self.task is None:
+            return contextlib.nullcontext()
+        return self.task.waiting_for_page(url)
+
+    def completion_client(self) -> CompletionClient:
+        """Where a URL-mode completion notice goes: this request's session, or inside a task
+        the task (its notice names the task, on its open ``tasks/result`` stream)."""
+        return self.task if self.task is not None else self.request.session
 
     async def send_elicitation(self, params: Mapping[str, Any], *, timeout: float | None) -> Any:
         """Push ``elicitation/create`` (a form or a link) on this request's own channel and
         return the raw result, in the exact shape of the client's revision (see
         ``_sdk.send_raw_request`` for why).
 
-        In a task (a task-augmented ``tools/call``, 2025-11-25) the call was answered already:
-        the question goes on the session's own channel, its ``_meta`` names the task, and the
-        task shows ``input_required`` until the person has answered."""
-        session = self.request.session
+        In a task the call was answered already: the question is stored in the task as an
+        outstanding input request. On 2025-11-25 the client's ``tasks/result`` carries it on
+        its own stream, naming the task (SEP-2260); on the 2026-07-28 extension ``tasks/get``
+        shows it and ``tasks/update`` answers it (the rules are ``server.tasks``'). Nothing
+        goes on the session's standalone stream."""
         if self.task is None:
+            session = self.request.session
             return await _sdk.send_raw_request(session, ELICITATION_CREATE, params, timeout=timeout)
-        params = related_task(params, self.task.id)
-        with self.waiting_for_person():
-            return await _sdk.send_raw_session_request(
-                session, ELICITATION_CREATE, params, timeout=timeout
-            )
+        return await self.task.ask(params, timeout=timeout)
 
 
 _CURRENT: contextvars.ContextVar[RequestScope | None] = contextvars.ContextVar(
@@ -118,3 +131,18 @@ def current_scope(ctx: Any) -> RequestScope:
         "no MCP request is being served here: call ask() and secret() inside a tool of a "
         "server with mcp_elicit.server.Elicitation installed"
     )
+
+
+def task_status(text: str) -> None:
+    """Say what the task this tool runs as is doing: its ``statusMessage``, which a client
+    polling ``tasks/get`` shows (``"Uploading 3 of 10 files"``).
+
+    Inside a task only; anywhere else (a plain call, outside a request) it does nothing, so a
+    tool calls it without asking how it was called. On the 2026-07-28 tasks extension this
+    takes the place of progress notifications, which tasks do not carry there (EXT §Task
+    Status Notifications). At most 200 characters (longer text is cut), one line; written at
+    most once a second (the last text given within the second is written when it is over).
+    """
+    scope = _CURRENT.get()
+    if scope is not None and scope.task is not None:
+        scope.task.status(text)

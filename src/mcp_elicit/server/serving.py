@@ -12,10 +12,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
+import signal
 import socket
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -25,11 +28,12 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
+from mcp_elicit.server import logs
 from mcp_elicit.server.identity import Identity, LocalIdentity
 from mcp_elicit.server.instances import SessionTag
+from mcp_elicit.server.link_rules import is_loopback_host
 from mcp_elicit.server.links import PAGES_PREFIX
 from mcp_elicit.server.pages import hosted_pages, page_hosts
-from mcp_elicit.server.pages.hosts import is_loopback_host
 from mcp_elicit.server.runtime import Runtime
 
 INSTANCE_VARIABLE = "MCP_ELICIT_INSTANCE"
@@ -47,7 +51,8 @@ DEFAULT_UVICORN_OPTIONS: Mapping[str, Any] = MappingProxyType(
     }
 )
 """What ``Elicitation.run`` gives ``uvicorn.Config`` unless ``uvicorn_options`` says
-otherwise."""
+otherwise; ``log_level`` only when the application has not configured logging, and
+``log_config=None`` always (:func:`mcp_elicit.server.logs.uvicorn_logging`)."""
 
 _SET_BY_RUN = frozenset(
     {
@@ -98,6 +103,7 @@ def pages_app(
             public_url=runtime.public_url, loopback_port=loopback_port
         ),
         connect=connector.connect if connector is not None else None,
+        finished=connector.finished if connector is not None else None,
         extra_routes=connector.routes() if connector is not None else (),
         language=language,
     )
@@ -114,7 +120,12 @@ def uvicorn_options_for(transport: str, given: Mapping[str, Any] | None) -> dict
                 "pages on 127.0.0.1 serve one person and take none"
             )
         return {}
-    options = dict(DEFAULT_UVICORN_OPTIONS)
+    # uvicorn's records go through the application's logging, at its levels when it has
+    # configured any (mcp_elicit.server.logs): given options still override.
+    options = {
+        **DEFAULT_UVICORN_OPTIONS,
+        **logs.uvicorn_logging(DEFAULT_UVICORN_OPTIONS["log_level"]),
+    }
     known = inspect.signature(uvicorn.Config).parameters
     for name, value in (given or {}).items():
         if name in _SET_BY_RUN:
@@ -159,6 +170,35 @@ async def serve_http(
     await uvicorn.Server(config).serve()
 
 
+@contextlib.contextmanager
+def signals_after_cleanup() -> Iterator[None]:
+    """SIGINT and SIGTERM held until the block has ended, then raised again as they came.
+
+    Why: uvicorn, once a signal has stopped it, raises that signal again as soon as it has
+    served, under the handlers it found. Under Python's default for SIGTERM that ends the
+    process at once, before ``Elicitation.running`` has cleaned up: the tasks this instance
+    runs would not be failed ("The server stopped") and would wait out their lease on a
+    shared store, and the store would not be closed. Around the serving and the cleanup, the
+    handlers uvicorn finds only note the signal; it is raised again, under the handlers there
+    were before, once the cleanup is over (the cleanup is bounded: a few seconds)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only: nothing to hold
+        return
+    caught: list[int] = []
+
+    def note(sig: int, frame: object) -> None:
+        caught.append(sig)
+
+    before = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    for came in dict.fromkeys(caught):  # once each, in the order they came
+        signal.raise_signal(came)
+
+
 async def serve_loopback_pages(
     runtime: Runtime,
     pages: Callable[[int], Starlette],
@@ -176,9 +216,7 @@ async def serve_loopback_pages(
     if ours:
         runtime.public_url = f"http://127.0.0.1:{port}"
     app = Starlette(routes=[Mount(PAGES_PREFIX, app=pages(port))])
-    config = uvicorn.Config(
-        app, log_config=None, log_level="warning", access_log=False, lifespan="off"
-    )
+    config = uvicorn.Config(app, access_log=False, lifespan="off", **logs.uvicorn_logging())
     web = uvicorn.Server(config)
     task_status.started()
     try:

@@ -34,6 +34,7 @@ from mcp_elicit.server import rounds
 from mcp_elicit.server.answers import Accepted, Answer, Cancelled, Declined
 from mcp_elicit.server.completions import Completions
 from mcp_elicit.server.errors import CannotAsk, CapabilityRequired, ModeUnavailable
+from mcp_elicit.server.link_rules import refuse_unsafe_link
 from mcp_elicit.server.links import SECRET_PURPOSE
 from mcp_elicit.server.peer import Peer
 from mcp_elicit.server.runtime import Services
@@ -49,6 +50,12 @@ class UrlRequired(MCPError):
     (when ``Elicitation(url_draft=True)``), and an ``InputRequiredResult`` with a URL request
     on 2026-07-28, which retired the error. ``flow_id``: when the link completes a flow,
     the client is told when it does (2025-11-25: ``notifications/elicitation/complete``).
+
+    ``url`` is held to the rules of the hosted pages (:mod:`~mcp_elicit.server.link_rules`):
+    :class:`~mcp_elicit.server.errors.UnsafeLink` is raised here for plain ``http://`` on a
+    host that is not loopback, unless ``allow_insecure_http`` (for development), and for what
+    looks like sensitive information about the user in the URL (a password, a token, an email
+    address), unless ``allow_sensitive_data``.
     """
 
     # 2026-07-28: the key of the input request the link becomes.
@@ -62,8 +69,16 @@ class UrlRequired(MCPError):
         elicitation_id: str | None = None,
         flow_id: str | None = None,
         error_message: str = "This request needs you to open a link first.",
+        allow_insecure_http: bool = False,
+        allow_sensitive_data: bool = False,
     ) -> None:
         refuse_links_in_text(message, where="UrlRequired message")
+        refuse_unsafe_link(
+            url,
+            where="UrlRequired",
+            allow_insecure_http=allow_insecure_http,
+            allow_sensitive_data=allow_sensitive_data,
+        )
         self.url = url
         self.prompt = message
         self.flow_id = flow_id
@@ -81,6 +96,8 @@ async def ask_url(
     *,
     flow: FlowRecord | None = None,
     timeout: float | None = None,
+    allow_insecure_http: bool = False,
+    allow_sensitive_data: bool = False,
 ) -> Answer[FlowRecord | None]:
     """Ask the person to open ``url``.
 
@@ -88,8 +105,20 @@ async def ask_url(
     is the author's to track). With ``flow`` (from ``Elicitation.flows.start``, completed by
     the author's page): ``Accepted(flow)`` when it completed, ``Declined()`` when the person
     declined (in the client or on the page), ``Cancelled("expired" | "timeout")`` otherwise.
+
+    ``url`` is held to the rules of the hosted pages (:mod:`~mcp_elicit.server.link_rules`),
+    before anything is sent: :class:`~mcp_elicit.server.errors.UnsafeLink` for plain
+    ``http://`` on a host that is not loopback, unless ``allow_insecure_http`` (for
+    development), and for what looks like sensitive information about the user in the URL
+    (a password, a token, an email address), unless ``allow_sensitive_data``.
     """
     refuse_links_in_text(message, where="the link's message")
+    refuse_unsafe_link(
+        url,
+        where="ask_url()",
+        allow_insecure_http=allow_insecure_http,
+        allow_sensitive_data=allow_sensitive_data,
+    )
     scope = current_scope(ctx)
     flow_link = None
     if flow is not None:
@@ -170,7 +199,11 @@ async def secret_required(ctx: Any, name: str, message: str) -> UrlRequired:
     flow = await services.completions.linked_flow(scope.round)
     if flow is None or flow.user != services.user or flow.details.get("name") != name:
         flow = await _start_secret_flow(services, name, message)
-    return UrlRequired(services.flow_url(flow.id), message, flow_id=flow.id)
+    # Our own page: its public_url was held to https off loopback (pages.hosts.check_transport,
+    # with the operator's opt-out), and its URL carries the flow's id only.
+    return UrlRequired(
+        services.flow_url(flow.id), message, flow_id=flow.id, allow_insecure_http=True
+    )
 
 
 async def stored_secret(ctx: Any, name: str) -> SecretStr | None:
@@ -230,7 +263,7 @@ async def ask_link(
     peer = scope.peer
     if peer.revision is None or not peer.modes.url:
         raise no_url_mode(peer)
-    if peer.push_era:
+    if scope.asks_by_push:
         return await _push(scope, peer.revision, message, url_of, flow_link, timeout)
     return await _in_rounds(scope, message, pin, url_of, flow_link)
 
@@ -246,7 +279,12 @@ async def _push(
     flow = await flow_link.find(None) if flow_link is not None else None
     elicitation_id = flow.id if flow is not None else _secrets.token_urlsafe(16)
     params = url_request_params(
-        message, url_of(flow), elicitation_id=elicitation_id, revision=revision
+        message,
+        url_of(flow),
+        # 2026-07-28 (a link inside an extension task) has no elicitationId: no notice is
+        # sent there, the task itself waits for the flow.
+        elicitation_id=elicitation_id if rules_for(revision).has_elicitation_id else None,
+        revision=revision,
     )
     try:
         raw = await scope.send_elicitation(params, timeout=timeout)
@@ -257,13 +295,13 @@ async def _push(
     consent = consent_of(raw, revision)
     if consent is not None or flow_link is None or flow is None:
         return consent or Accepted(None)
-    # In a task the person is still at it (input_required), and the call was answered
-    # already: its completion notice goes on the session's own channel.
-    with scope.waiting_for_person():
+    # In a task the call was answered already: the task says it waits for the page, and its
+    # completion notice names the task (on its open tasks/result stream, if any).
+    with scope.waiting_for_page(params["url"]):
         finished = await flow_link.completions.after_link(
             revision,
             flow,
-            session=scope.request.session,
+            session=scope.completion_client(),
             elicitation_id=elicitation_id,
             request_id=scope.request.request_id if scope.task is None else None,
             timeout=timeout,

@@ -1,5 +1,5 @@
 """The store contract every engine meets, and the errors it raises: flows, sealed secrets,
-and the ended browser sessions that every instance must refuse.
+the ended browser sessions that every instance must refuse, and task records.
 
 Engines are asynchronous and safe to share between tasks. Times are Unix seconds (float),
 always passed in by the caller so that tests and sweeps control the clock.
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Collection
 from typing import Protocol, runtime_checkable
 
-from mcp_elicit.stores.records import FlowRecord, FlowStatus, SealedSecret
+from mcp_elicit.stores.records import FlowRecord, FlowStatus, SealedSecret, TaskRecord
 
 
 class StoreError(Exception):
@@ -26,6 +26,18 @@ class TooManyFlows(StoreError):
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"the owner of this flow has {limit} live flows already (the limit)")
+        self.limit = limit
+
+
+class TaskExists(StoreError):
+    """``create_task`` with an id that is already stored."""
+
+
+class TooManyTasks(StoreError):
+    """``create_task`` with a ``limit`` that the task's owner has reached."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the owner of this task has {limit} tasks already (the limit)")
         self.limit = limit
 
 
@@ -115,6 +127,42 @@ class Store(Protocol):
         """Whether ``session_id`` was ended and is still remembered (``until > now``). An id
         not of a session id's shape raises :class:`StoreError`, as in :meth:`end_session`."""
 
+    # -- tasks: records the tasks layer seals; every rule is its own -------------------------
+
+    async def create_task(self, task: TaskRecord, *, limit: int | None = None) -> None:
+        """Store a new task. Raises :class:`TaskExists` when the id is taken, and
+        :class:`StoreError` when the id is not of a flow id's shape (``records.is_flow_id``;
+        task ids are minted the same way). Every method that takes a task id treats an id of
+        another shape as no task, as for flows.
+
+        With ``limit``: raises :class:`TooManyTasks` instead when the owner (``task.server``
+        and ``task.user``) already has ``limit`` tasks stored, live or terminal (a terminal
+        task counts until :meth:`purge_tasks` deletes it). The count and the insert are one
+        atomic step."""
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        """The task, or ``None``."""
+
+    async def replace_task(self, task: TaskRecord, *, expected_version: int) -> bool:
+        """The one write of a task, a compare-and-set: ``task`` replaces the stored record of
+        its id if that one's version is ``expected_version`` (``True``); otherwise nothing is
+        written (``False``: missing, or another writer got there first). ``server``, ``user``
+        and ``created_at`` never change: the stored ones are kept."""
+
+    async def tasks_of(
+        self, server: str, user: str, *, after: str | None = None, limit: int = 100
+    ) -> list[TaskRecord]:
+        """At most ``limit`` tasks of ``(server, user)``, oldest first (by ``created_at``,
+        then id), starting after the task ``after`` (a page's last id); an ``after`` that is
+        not one of this owner's stored tasks gives ``[]`` (a stale cursor)."""
+
+    async def stale_tasks(self, now: float) -> list[str]:
+        """The ids of the tasks that are not terminal and whose lease ran out (``lease_until
+        < now``) or whose ttl did (``expires_at <= now``): what a sweeper must look at."""
+
+    async def purge_tasks(self, before: float) -> int:
+        """Delete terminal tasks with ``expires_at < before``; return how many."""
+
     async def aclose(self) -> None:
         """Release connections. Idempotent; any other call afterwards raises
         :class:`StoreError`."""
@@ -139,3 +187,19 @@ class FinishFeed(Protocol):
         on no announcement is missed while the connection holds (so waiters may poll
         slowly). Raises :class:`StoreError` when the connection is lost; the caller
         listens again."""
+
+
+@runtime_checkable
+class TaskFeed(Protocol):
+    """Like :class:`FinishFeed`, for tasks: a broadcast of "this task changed", so that the
+    instance running a task wakes at once when another one commits an answer or a cancel.
+    Best effort, as the finish feed: waiters read the store now and then anyway. The
+    announcements carry task ids only."""
+
+    async def announce_task(self, task_id: str) -> None:
+        """Tell every instance listening that ``task_id`` changed."""
+
+    def task_changes(self, listening: Callable[[], None] | None = None) -> AsyncIterator[str]:
+        """The ids announced by any instance (this one included), for as long as it is
+        iterated; ``listening()`` as in :meth:`FinishFeed.finished_flows`. Raises
+        :class:`StoreError` when the connection is lost."""

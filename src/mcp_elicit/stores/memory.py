@@ -13,12 +13,19 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
-from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
+from mcp_elicit.stores.contract import (
+    FlowExists,
+    StoreError,
+    TaskExists,
+    TooManyFlows,
+    TooManyTasks,
+)
 from mcp_elicit.stores.records import (
     LIVE,
     FlowRecord,
     FlowStatus,
     SealedSecret,
+    TaskRecord,
     is_flow_id,
     is_session_id,
 )
@@ -42,6 +49,17 @@ def check_session_id(session_id: str) -> None:
         raise StoreError(f"not a session id: {session_id!r} (letters, digits, '-' and '_')")
 
 
+def check_task_id(task_id: str) -> None:
+    """:class:`StoreError` for a task id that is not of the minted shape (a flow id's)."""
+    if not is_flow_id(task_id):
+        raise StoreError(f"not a task id: {task_id!r} (letters, digits, '-' and '_')")
+
+
+def _task_copy(task: TaskRecord) -> TaskRecord:
+    # bytes(): a caller's bytearray or memoryview must not stay shared with what is stored.
+    return replace(task, payload=bytes(task.payload), terminal=bool(task.terminal))
+
+
 class MemoryStore:
     """Flows and secrets in dicts; gone when the process ends."""
 
@@ -51,6 +69,7 @@ class MemoryStore:
         self._results: dict[str, bytes] = {}
         self._secrets: dict[tuple[str, str, str], SealedSecret] = {}
         self._ended: dict[str, float] = {}  # session id -> until
+        self._tasks: dict[str, TaskRecord] = {}
         self._closed = False
 
     def _check_open(self) -> None:
@@ -170,6 +189,66 @@ class MemoryStore:
         self._check_open()
         check_session_id(session_id)
         return self._ended.get(session_id, now) > now
+
+    # -- tasks ----------------------------------------------------------------------------------
+
+    async def create_task(self, task: TaskRecord, *, limit: int | None = None) -> None:
+        self._check_open()
+        check_task_id(task.id)
+        if task.id in self._tasks:
+            raise TaskExists(f"task {task.id!r} already exists")
+        if limit is not None:
+            held = sum(
+                1 for t in self._tasks.values() if (t.server, t.user) == (task.server, task.user)
+            )
+            if held >= limit:
+                raise TooManyTasks(limit)
+        self._tasks[task.id] = _task_copy(task)
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        self._check_open()
+        return self._tasks.get(task_id)
+
+    async def replace_task(self, task: TaskRecord, *, expected_version: int) -> bool:
+        self._check_open()
+        current = self._tasks.get(task.id)
+        if current is None or current.version != expected_version:
+            return False
+        kept = replace(
+            task, server=current.server, user=current.user, created_at=current.created_at
+        )
+        self._tasks[task.id] = _task_copy(kept)
+        return True
+
+    async def tasks_of(
+        self, server: str, user: str, *, after: str | None = None, limit: int = 100
+    ) -> list[TaskRecord]:
+        self._check_open()
+        mine = sorted(
+            (t for t in self._tasks.values() if (t.server, t.user) == (server, user)),
+            key=lambda t: (t.created_at, t.id),
+        )
+        if after is not None:
+            ids = [t.id for t in mine]
+            if after not in ids:
+                return []
+            mine = mine[ids.index(after) + 1 :]
+        return mine[: max(limit, 0)]
+
+    async def stale_tasks(self, now: float) -> list[str]:
+        self._check_open()
+        return [
+            t.id
+            for t in self._tasks.values()
+            if not t.terminal and (t.lease_until < now or t.expires_at <= now)
+        ]
+
+    async def purge_tasks(self, before: float) -> int:
+        self._check_open()
+        old = [t.id for t in self._tasks.values() if t.terminal and t.expires_at < before]
+        for task_id in old:
+            del self._tasks[task_id]
+        return len(old)
 
     async def aclose(self) -> None:
         self._closed = True

@@ -44,6 +44,11 @@ it apart or run several deployments in one database. Both are checked against a 
 - ``ended_sessions``: the ids of browser sessions that were signed out, with the time until
   which they are kept (when they would have expired anyway), indexed by that time: every
   ``end_session`` first forgets those past.
+- ``tasks``: one row per task record, keyed by ``id``: the index fields as columns
+  (``terminal`` a boolean) and the sealed ``payload`` as ``bytea``. Partial indexes for the
+  sweeper (live tasks by ``lease_until`` and by ``expires_at``: ``stale_tasks``) and the purge
+  (terminal tasks by ``expires_at``), and the owner's tasks by ``(created_at, id)`` (the
+  limit's count, ``tasks_of``'s pages).
 - ``schema_version``: one row, the version of the tables. The first use of a store reads it
   (without a lock, and needing no right to create anything when it is current); when the tables
   are missing or older, it creates or migrates them in ONE transaction under an advisory lock of
@@ -66,6 +71,12 @@ Atomicity, per method:
 - ``expire_flows``, ``purge_flows``, ``put_secret`` (``ON CONFLICT DO UPDATE``),
   ``delete_secret``: one statement each.
 
+- ``create_task(limit=)``: as ``create_flow``, under an advisory lock of the owner's tasks;
+  ``replace_task``: one ``UPDATE ... WHERE id AND version = expected`` (a racing UPDATE
+  waits for the row, then finds the version moved: one wins).
+
+The task feed is NOTIFY on the finish feed's channel name followed by ``_tasks``.
+
 Connections: one pool per store (up to :data:`POOL_SIZE`), opened on first use; ``aclose``
 closes it. A connection the server dropped (a restart) is replaced when the pool hands it out
 next, so after PostgreSQL comes back the next call works. Every driver or server failure is a
@@ -85,15 +96,28 @@ from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
-from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
+from mcp_elicit.stores.contract import (
+    FlowExists,
+    StoreError,
+    TaskExists,
+    TooManyFlows,
+    TooManyTasks,
+)
 from mcp_elicit.stores.credentials import read_server_url, without_password
-from mcp_elicit.stores.memory import check_session_id
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
+from mcp_elicit.stores.memory import check_session_id, check_task_id
+from mcp_elicit.stores.records import (
+    LIVE,
+    FlowRecord,
+    FlowStatus,
+    SealedSecret,
+    TaskRecord,
+    is_flow_id,
+)
 
 if TYPE_CHECKING:
     import asyncpg
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 DEFAULT_SCHEMA: Final = "mcp_elicit"
 POOL_SIZE: Final = 10
 """Connections one store keeps at most."""
@@ -168,6 +192,25 @@ _MIGRATIONS: Final[Mapping[int, tuple[str, ...]]] = {
             until double precision NOT NULL
         )""",
         """CREATE INDEX "{p}ended_sessions_until" ON {ended_sessions} (until)""",
+    ),
+    # Tasks: the index fields, and the rest sealed by the tasks layer.
+    4: (
+        """CREATE TABLE {tasks} (
+            id text PRIMARY KEY,
+            server text NOT NULL,
+            owner text NOT NULL,
+            version bigint NOT NULL,
+            status text NOT NULL,
+            terminal boolean NOT NULL,
+            created_at double precision NOT NULL,
+            expires_at double precision NOT NULL,
+            lease_until double precision NOT NULL,
+            payload bytea NOT NULL
+        )""",
+        """CREATE INDEX "{p}tasks_by_owner" ON {tasks} (server, owner, created_at, id)""",
+        """CREATE INDEX "{p}tasks_live_by_lease" ON {tasks} (lease_until) WHERE NOT terminal""",
+        """CREATE INDEX "{p}tasks_live_by_expiry" ON {tasks} (expires_at) WHERE NOT terminal""",
+        """CREATE INDEX "{p}tasks_done_by_expiry" ON {tasks} (expires_at) WHERE terminal""",
     ),
 }
 assert sorted(_MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))
@@ -247,6 +290,67 @@ class Statements:
             forget_ended_sessions=f"DELETE FROM {ended} WHERE until <= $1",
             session_ended=f"SELECT EXISTS (SELECT 1 FROM {ended} WHERE id = $1 AND until > $2)",
         )
+
+
+_TASK_COLUMNS: Final = (
+    "id, server, owner, version, status, terminal, created_at, expires_at, lease_until, payload"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStatements:
+    """The tasks' SQL on one table."""
+
+    insert: str
+    insert_limited: str
+    get: str
+    replace: str
+    tasks_of: str
+    tasks_of_after: str
+    stale: str
+    purge: str
+
+    @classmethod
+    def on(cls, tasks: str) -> TaskStatements:
+        # ON CONFLICT DO NOTHING: a taken id inserts no row, and create_task looks to tell it
+        # from a reached limit (ids are random: nobody races to take one on purpose).
+        values = "$1::text, $2::text, $3::text, $4::bigint, $5::text, $6::boolean, $7::float8,"
+        values += " $8::float8, $9::float8, $10::bytea"
+        return cls(
+            insert=f"INSERT INTO {tasks} ({_TASK_COLUMNS}) VALUES ({values})"
+            " ON CONFLICT (id) DO NOTHING",
+            insert_limited=f"INSERT INTO {tasks} ({_TASK_COLUMNS}) SELECT {values}"
+            f" WHERE (SELECT count(*) FROM {tasks} WHERE server = $2 AND owner = $3)"
+            " < $11::bigint ON CONFLICT (id) DO NOTHING",
+            get=f"SELECT {_TASK_COLUMNS} FROM {tasks} WHERE id = $1",
+            replace=f"UPDATE {tasks} SET version = $2, status = $3, terminal = $4,"
+            " expires_at = $5, lease_until = $6, payload = $7 WHERE id = $1 AND version = $8",
+            tasks_of=f"SELECT {_TASK_COLUMNS} FROM {tasks} WHERE server = $1 AND owner = $2"
+            " ORDER BY created_at, id LIMIT $3",
+            # A cursor that is not this owner's task matches nothing (an empty subquery).
+            tasks_of_after=f"SELECT {_TASK_COLUMNS} FROM {tasks} WHERE server = $1"
+            f" AND owner = $2 AND (created_at, id) > (SELECT created_at, id FROM {tasks}"
+            " WHERE id = $3 AND server = $1 AND owner = $2) ORDER BY created_at, id LIMIT $4",
+            # Two halves, each on its partial index (an OR would not use them both).
+            stale=f"SELECT id FROM {tasks} WHERE NOT terminal AND lease_until < $1"
+            f" UNION SELECT id FROM {tasks} WHERE NOT terminal AND expires_at <= $1",
+            purge=f"DELETE FROM {tasks} WHERE terminal AND expires_at < $1",
+        )
+
+
+def _task(row: Any) -> TaskRecord:
+    return TaskRecord(
+        id=row[0],
+        server=row[1],
+        user=row[2],
+        version=int(row[3]),
+        status=row[4],
+        terminal=bool(row[5]),
+        created_at=row[6],
+        expires_at=row[7],
+        lease_until=row[8],
+        payload=bytes(row[9]),
+    )
 
 
 # One encoder, built once, with the SQLite engine's rules: compact, ASCII (a lone surrogate
@@ -335,8 +439,9 @@ class PostgresStore:
         self._s = f'"{schema}"'
         self._tables = {
             name: f'{self._s}."{table_prefix}{name}"'
-            for name in ("flows", "secrets", "ended_sessions", "schema_version")
+            for name in ("flows", "secrets", "ended_sessions", "tasks", "schema_version")
         }
+        self._task_sql = TaskStatements.on(self._tables["tasks"])
         self._sql = Statements.on(
             self._tables["flows"], self._tables["secrets"], self._tables["ended_sessions"]
         )
@@ -344,6 +449,10 @@ class PostgresStore:
         if len(channel) > _MAX_NAME:
             channel = f"mcp_elicit_{_lock_key(schema, table_prefix) & (2**63 - 1):x}_finished"
         self.channel = channel
+        tasks_channel = f"{channel}_tasks"
+        if len(tasks_channel) > _MAX_NAME:
+            tasks_channel = f"mcp_elicit_{_lock_key(schema, table_prefix) & (2**63 - 1):x}_tasks"
+        self.tasks_channel = tasks_channel
         self._pool: asyncpg.Pool | None = None
         self._opening = anyio.Lock()
         self._closed = False
@@ -535,6 +644,101 @@ class PostgresStore:
         except self._errors as error:
             raise self._failed(error) from error
 
+    # -- tasks ------------------------------------------------------------------------------
+
+    async def create_task(self, task: TaskRecord, *, limit: int | None = None) -> None:
+        check_task_id(task.id)
+        _finite(task.created_at, task.expires_at, task.lease_until)
+        args = (
+            task.id,
+            task.server,
+            task.user,
+            int(task.version),
+            task.status,
+            bool(task.terminal),
+            task.created_at,
+            task.expires_at,
+            task.lease_until,
+            bytes(task.payload),
+        )
+        pool = self._pool or await self._ready()
+        try:
+            if limit is None:
+                tag = await pool.execute(self._task_sql.insert, *args)
+            else:
+                async with pool.acquire() as connection, connection.transaction():
+                    lock = _lock_key(
+                        "tasks", self.schema, self.table_prefix, task.server, task.user
+                    )
+                    await connection.execute(self._sql.lock, lock)
+                    tag = await connection.execute(self._task_sql.insert_limited, *args, limit)
+            if _count(tag) == 1:
+                return
+            taken = await pool.fetchval(self._task_sql.get, task.id)
+        except self._errors as error:
+            raise self._failed(error) from error
+        if taken is not None:
+            raise TaskExists(f"task {task.id!r} already exists")
+        assert limit is not None  # without one, only a taken id inserts nothing
+        raise TooManyTasks(limit)
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        if not is_flow_id(task_id):
+            return None
+        pool = self._pool or await self._ready()
+        try:
+            row = await pool.fetchrow(self._task_sql.get, task_id)
+        except self._errors as error:
+            raise self._failed(error) from error
+        return None if row is None else _task(row)
+
+    async def replace_task(self, task: TaskRecord, *, expected_version: int) -> bool:
+        if not is_flow_id(task.id):
+            return False
+        _finite(task.expires_at, task.lease_until)
+        tag = await self._execute(
+            self._task_sql.replace,
+            task.id,
+            int(task.version),
+            task.status,
+            bool(task.terminal),
+            task.expires_at,
+            task.lease_until,
+            bytes(task.payload),
+            int(expected_version),
+        )
+        return _count(tag) == 1
+
+    async def tasks_of(
+        self, server: str, user: str, *, after: str | None = None, limit: int = 100
+    ) -> list[TaskRecord]:
+        if after is not None and not is_flow_id(after):
+            return []
+        pool = self._pool or await self._ready()
+        try:
+            if after is None:
+                rows = await pool.fetch(self._task_sql.tasks_of, server, user, max(limit, 0))
+            else:
+                rows = await pool.fetch(
+                    self._task_sql.tasks_of_after, server, user, after, max(limit, 0)
+                )
+        except self._errors as error:
+            raise self._failed(error) from error
+        return [_task(row) for row in rows]
+
+    async def stale_tasks(self, now: float) -> list[str]:
+        _finite(now)
+        pool = self._pool or await self._ready()
+        try:
+            rows = await pool.fetch(self._task_sql.stale, now)
+        except self._errors as error:
+            raise self._failed(error) from error
+        return [row[0] for row in rows]
+
+    async def purge_tasks(self, before: float) -> int:
+        _finite(before)
+        return _count(await self._execute(self._task_sql.purge, before))
+
     async def aclose(self) -> None:
         if self._closed:
             return
@@ -556,11 +760,23 @@ class PostgresStore:
     async def announce_finished(self, flow_id: str) -> None:
         await self._execute("SELECT pg_notify($1, $2)", self.channel, flow_id)
 
-    async def finished_flows(
-        self, listening: Callable[[], None] | None = None
-    ) -> AsyncIterator[str]:
+    def finished_flows(self, listening: Callable[[], None] | None = None) -> AsyncIterator[str]:
         """One connection of its own, LISTENing; a lost connection ends it with
         :class:`StoreError`."""
+        return self._listen(self.channel, listening)
+
+    # -- TaskFeed ---------------------------------------------------------------------------
+
+    async def announce_task(self, task_id: str) -> None:
+        await self._execute("SELECT pg_notify($1, $2)", self.tasks_channel, task_id)
+
+    def task_changes(self, listening: Callable[[], None] | None = None) -> AsyncIterator[str]:
+        """As :meth:`finished_flows`, on the tasks' channel."""
+        return self._listen(self.tasks_channel, listening)
+
+    async def _listen(
+        self, channel: str, listening: Callable[[], None] | None
+    ) -> AsyncIterator[str]:
         await self._ready()
         asyncpg = _driver()
         send, receive = anyio.create_memory_object_stream[str | BaseException](1000)
@@ -577,7 +793,7 @@ class PostgresStore:
             raise self._failed(error) from error
         try:
             connection.add_termination_listener(lost)
-            await connection.add_listener(self.channel, heard)  # LISTEN has returned
+            await connection.add_listener(channel, heard)  # LISTEN has returned
             if listening is not None:
                 listening()
             async for item in receive:

@@ -1,4 +1,4 @@
-"""What a store keeps: flow records and sealed secrets. Plain data, no I/O."""
+"""What a store keeps: flow records, sealed secrets and task records. Plain data, no I/O."""
 
 from __future__ import annotations
 
@@ -72,3 +72,28 @@ class SealedSecret:
     sealed: bytes
     created_at: float
     server: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """One task as a store keeps it: the few fields an engine must index or compare, and the
+    rest of the task as one opaque, sealed ``payload``.
+
+    The store knows nothing of a task's rules (:mod:`mcp_elicit.tasks.state` holds them all):
+    the tasks layer seals the whole state (answers and outcomes included: what a person typed
+    and what a tool returned) with the key every instance shares, bound to ``server``,
+    ``user`` and ``id``, and copies out the index fields. ``version`` is the compare-and-set
+    counter of ``Store.replace_task``; ``terminal`` says whether ``status`` is final, so that
+    an engine need not know which statuses are.
+    """
+
+    id: str
+    server: str
+    user: str
+    version: int
+    status: str
+    terminal: bool
+    created_at: float
+    expires_at: float
+    lease_until: float
+    payload: bytes

@@ -18,6 +18,15 @@ Keys, all under ``prefix`` (default ``mcp-elicit:``, so deployments can share a 
 - ``ended-session:<id>`` — a browser session that was signed out: the time until which it is
   kept (when it would have expired anyway), and a TTL that drops it then.
 - ``finished-feed`` — the pub/sub channel of :class:`~mcp_elicit.stores.FinishFeed`.
+- ``task:<id>`` — a hash: a task record's fields (``payload`` the sealed bytes, times as
+  ``repr`` of the float) and ``owner_key``, its owner's index. Its TTL, a backstop as for
+  flows, is the task's ttl plus :data:`RETENTION`.
+- ``tasks-of:<server hex>:<user hex>`` — the owner's tasks by ``created_at`` (ties by id, as
+  Redis orders equal scores): the limit's count and ``tasks_of``'s pages.
+- ``tasks-lease`` and ``tasks-expiry`` — every live task by ``lease_until`` and by
+  ``expires_at``; ``tasks-done`` — every terminal task by ``expires_at``: what
+  ``stale_tasks`` and ``purge_tasks`` read, without a SCAN.
+- ``task-feed`` — the pub/sub channel of :class:`~mcp_elicit.stores.TaskFeed`.
 
 Every change is one Lua script, so it is atomic on the server: the limit's count and the
 insert, a status compare-and-set, a completion with its result and secret, a sweep. The
@@ -34,10 +43,23 @@ from collections.abc import AsyncIterator, Callable, Collection
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlunsplit
 
-from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
+from mcp_elicit.stores.contract import (
+    FlowExists,
+    StoreError,
+    TaskExists,
+    TooManyFlows,
+    TooManyTasks,
+)
 from mcp_elicit.stores.credentials import read_server_url, without_password
-from mcp_elicit.stores.memory import check_session_id, copy_details
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
+from mcp_elicit.stores.memory import check_session_id, check_task_id, copy_details
+from mcp_elicit.stores.records import (
+    LIVE,
+    FlowRecord,
+    FlowStatus,
+    SealedSecret,
+    TaskRecord,
+    is_flow_id,
+)
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -167,6 +189,107 @@ return 1
 """
 
 
+# Tasks. Every write keeps the three sweep indexes in step with the record's ``terminal``.
+_TASK_INDEX = """
+local function index(id, terminal, expires_at, lease_until, prefix)
+  if terminal == '1' then
+    redis.call('ZREM', prefix .. 'tasks-lease', id)
+    redis.call('ZREM', prefix .. 'tasks-expiry', id)
+    redis.call('ZADD', prefix .. 'tasks-done', expires_at, id)
+  else
+    redis.call('ZADD', prefix .. 'tasks-lease', lease_until, id)
+    redis.call('ZADD', prefix .. 'tasks-expiry', expires_at, id)
+    redis.call('ZREM', prefix .. 'tasks-done', id)
+  end
+end
+"""
+
+_CREATE_TASK = (
+    _TASK_INDEX
+    + """
+-- KEYS: task, owner; ARGV: id, ttl, limit ('' for none), created_at, expires_at,
+-- lease_until, terminal, prefix, then field, value pairs
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+if ARGV[3] ~= '' and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return -2 end
+for i = 9, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], 'owner_key', KEYS[2])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+local ttl = redis.call('TTL', KEYS[2])
+if ttl == -1 or ttl < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+index(ARGV[1], ARGV[7], ARGV[5], ARGV[6], ARGV[8])
+return 1
+"""
+)
+
+_REPLACE_TASK = (
+    _TASK_INDEX
+    + """
+-- KEYS: task; ARGV: id, expected version, version, status, terminal, expires_at,
+-- lease_until, payload, prefix
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[3], 'status', ARGV[4], 'terminal', ARGV[5],
+  'expires_at', ARGV[6], 'lease_until', ARGV[7], 'payload', ARGV[8])
+index(ARGV[1], ARGV[5], ARGV[6], ARGV[7], ARGV[9])
+return 1
+"""
+)
+
+_TASKS_OF = """
+-- KEYS: owner; ARGV: after ('' for none), limit, prefix
+local n = tonumber(ARGV[2])
+if n <= 0 then return {} end
+local start = 0
+if ARGV[1] ~= '' then
+  local rank = redis.call('ZRANK', KEYS[1], ARGV[1])
+  if not rank then return {} end
+  start = rank + 1
+end
+local found = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], start, start + n - 1)) do
+  local fields = redis.call('HGETALL', ARGV[3] .. 'task:' .. id)
+  if #fields > 0 then table.insert(found, fields) end
+end
+return found
+"""
+
+_STALE_TASKS = """
+-- ARGV: now, prefix
+local seen, ids = {}, {}
+local lapsed = redis.call('ZRANGEBYSCORE', ARGV[2] .. 'tasks-lease', '-inf', '(' .. ARGV[1])
+local due = redis.call('ZRANGEBYSCORE', ARGV[2] .. 'tasks-expiry', '-inf', ARGV[1])
+for _, list in ipairs({lapsed, due}) do
+  for _, id in ipairs(list) do
+    if not seen[id] then
+      seen[id] = true
+      if redis.call('EXISTS', ARGV[2] .. 'task:' .. id) == 1 then
+        table.insert(ids, id)
+      else
+        -- dropped by its TTL (the backstop), never purged: forget it here too
+        redis.call('ZREM', ARGV[2] .. 'tasks-lease', id)
+        redis.call('ZREM', ARGV[2] .. 'tasks-expiry', id)
+      end
+    end
+  end
+end
+return ids
+"""
+
+_PURGE_TASKS = """
+-- ARGV: before, prefix
+local old = redis.call('ZRANGEBYSCORE', ARGV[2] .. 'tasks-done', '-inf', '(' .. ARGV[1])
+local n = 0
+for _, id in ipairs(old) do
+  local key = ARGV[2] .. 'task:' .. id
+  local owner = redis.call('HGET', key, 'owner_key')
+  if owner then redis.call('ZREM', owner, id) end
+  n = n + redis.call('DEL', key)
+  redis.call('ZREM', ARGV[2] .. 'tasks-done', id)
+end
+return n
+"""
+
+
 def _hex(text: str) -> str:
     return text.encode("utf-8").hex()
 
@@ -191,6 +314,11 @@ class RedisStore:
         self._expire = client.register_script(_EXPIRE)
         self._purge = client.register_script(_PURGE)
         self._end_session = client.register_script(_END_SESSION)
+        self._create_task = client.register_script(_CREATE_TASK)
+        self._replace_task = client.register_script(_REPLACE_TASK)
+        self._tasks_of = client.register_script(_TASKS_OF)
+        self._stale_tasks = client.register_script(_STALE_TASKS)
+        self._purge_tasks = client.register_script(_PURGE_TASKS)
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
@@ -371,6 +499,75 @@ class RedisStore:
         kept = await self._call(self._redis.get(self._ended_key(session_id)))
         return kept is not None and float(kept) > now
 
+    # -- tasks ------------------------------------------------------------------------------
+
+    async def create_task(self, task: TaskRecord, *, limit: int | None = None) -> None:
+        self._check_open()
+        check_task_id(task.id)
+        times = [_number(t) for t in (task.created_at, task.expires_at, task.lease_until)]
+        ttl = max(1, math.ceil(task.expires_at - task.created_at)) + RETENTION
+        terminal = "1" if task.terminal else "0"
+        args: list[str | int | bytes] = [
+            task.id,
+            ttl,
+            "" if limit is None else limit,
+            *times,
+            terminal,
+            self.prefix,
+            *_task_fields(task),
+        ]
+        keys = [self._task_key(task.id), self._owner_key(task.server, task.user)]
+        done = await self._run(self._create_task, keys, args)
+        if done == -1:
+            raise TaskExists(f"task {task.id!r} already exists")
+        if done == -2:
+            assert limit is not None
+            raise TooManyTasks(limit)
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        self._check_open()
+        if not is_flow_id(task_id):
+            return None
+        found = await self._call(self._redis.hgetall(self._task_key(task_id)))
+        return _task(found, task_id) if found else None
+
+    async def replace_task(self, task: TaskRecord, *, expected_version: int) -> bool:
+        self._check_open()
+        if not is_flow_id(task.id):
+            return False
+        args: list[str | bytes] = [
+            task.id,
+            str(int(expected_version)),
+            str(int(task.version)),
+            task.status,
+            "1" if task.terminal else "0",
+            _number(task.expires_at),
+            _number(task.lease_until),
+            bytes(task.payload),
+            self.prefix,
+        ]
+        return bool(await self._run(self._replace_task, [self._task_key(task.id)], args))
+
+    async def tasks_of(
+        self, server: str, user: str, *, after: str | None = None, limit: int = 100
+    ) -> list[TaskRecord]:
+        self._check_open()
+        if after is not None and not is_flow_id(after):
+            return []
+        args = ["" if after is None else after, max(limit, 0), self.prefix]
+        found = await self._run(self._tasks_of, [self._owner_key(server, user)], args)
+        records = [_task(_pairs(fields), None) for fields in found]
+        return [r for r in records if r is not None]
+
+    async def stale_tasks(self, now: float) -> list[str]:
+        self._check_open()
+        ids = await self._run(self._stale_tasks, [], [_number(now), self.prefix])
+        return [bytes(i).decode() for i in ids]
+
+    async def purge_tasks(self, before: float) -> int:
+        self._check_open()
+        return int(await self._run(self._purge_tasks, [], [_number(before), self.prefix]))
+
     async def aclose(self) -> None:
         if self._closed:
             return
@@ -383,16 +580,29 @@ class RedisStore:
         self._check_open()
         await self._call(self._redis.publish(self._key("finished-feed"), flow_id))
 
-    async def finished_flows(
-        self, listening: Callable[[], None] | None = None
+    def finished_flows(self, listening: Callable[[], None] | None = None) -> AsyncIterator[str]:
+        return self._listen("finished-feed", listening)
+
+    # -- TaskFeed ---------------------------------------------------------------------------
+
+    async def announce_task(self, task_id: str) -> None:
+        self._check_open()
+        await self._call(self._redis.publish(self._key("task-feed"), task_id))
+
+    def task_changes(self, listening: Callable[[], None] | None = None) -> AsyncIterator[str]:
+        return self._listen("task-feed", listening)
+
+    async def _listen(
+        self, channel: str, listening: Callable[[], None] | None
     ) -> AsyncIterator[str]:
+        """The messages of one pub/sub channel (both feeds)."""
         self._check_open()
         from redis.exceptions import RedisError
 
         pubsub = self._redis.pubsub()
         try:
             # SUBSCRIBE's reply first: messages published after it are delivered.
-            await pubsub.subscribe(self._key("finished-feed"))
+            await pubsub.subscribe(self._key(channel))
             confirmed = await pubsub.get_message(timeout=SUBSCRIBE_TIMEOUT_S)
             if confirmed is None or confirmed.get("type") != "subscribe":
                 raise StoreError(f"Redis at {self.url}: SUBSCRIBE was not confirmed")
@@ -419,6 +629,12 @@ class RedisStore:
 
     def _ended_key(self, session_id: str) -> str:
         return self._key(f"ended-session:{session_id}")  # the id's shape was checked
+
+    def _task_key(self, task_id: str) -> str:
+        return self._key(f"task:{task_id}")  # the id's shape was checked, as for flows
+
+    def _owner_key(self, server: str, user: str) -> str:
+        return self._key(f"tasks-of:{_hex(server)}:{_hex(user)}")
 
     def _live_key(self, server: str, user: str) -> str:
         return self._key(f"live:{_hex(server)}:{_hex(user)}")
@@ -455,6 +671,53 @@ def _secret_fields(secret: SealedSecret) -> list[str | bytes]:
         "created_at",
         _number(secret.created_at),
     ]
+
+
+def _task_fields(task: TaskRecord) -> list[str | bytes]:
+    return [
+        "id",
+        task.id,
+        "server",
+        task.server,
+        "user",
+        task.user,
+        "version",
+        str(int(task.version)),
+        "status",
+        task.status,
+        "terminal",
+        "1" if task.terminal else "0",
+        "created_at",
+        _number(task.created_at),
+        "expires_at",
+        _number(task.expires_at),
+        "lease_until",
+        _number(task.lease_until),
+        "payload",
+        bytes(task.payload),
+    ]
+
+
+def _task(found: dict[bytes, bytes], asked: str | None) -> TaskRecord | None:
+    """The task stored in ``found``, if it is the one ``asked`` for (``None``: any)."""
+    task_id = found.get(b"id", b"").decode()
+    if asked is not None and task_id != asked:
+        return None
+    try:
+        return TaskRecord(
+            id=task_id,
+            server=found[b"server"].decode(),
+            user=found[b"user"].decode(),
+            version=int(found[b"version"]),
+            status=found[b"status"].decode(),
+            terminal=found[b"terminal"] == b"1",
+            created_at=float(found[b"created_at"]),
+            expires_at=float(found[b"expires_at"]),
+            lease_until=float(found[b"lease_until"]),
+            payload=bytes(found[b"payload"]),
+        )
+    except (KeyError, ValueError) as error:
+        raise StoreError(f"a task in Redis is damaged: {error!r}") from error
 
 
 def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:

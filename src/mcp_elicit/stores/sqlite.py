@@ -42,14 +42,27 @@ from urllib.parse import unquote, urlsplit
 import anyio
 import anyio.to_thread
 
-from mcp_elicit.stores.contract import FlowExists, StoreError, TooManyFlows
-from mcp_elicit.stores.memory import check_session_id
-from mcp_elicit.stores.records import LIVE, FlowRecord, FlowStatus, SealedSecret, is_flow_id
+from mcp_elicit.stores.contract import (
+    FlowExists,
+    StoreError,
+    TaskExists,
+    TooManyFlows,
+    TooManyTasks,
+)
+from mcp_elicit.stores.memory import check_session_id, check_task_id
+from mcp_elicit.stores.records import (
+    LIVE,
+    FlowRecord,
+    FlowStatus,
+    SealedSecret,
+    TaskRecord,
+    is_flow_id,
+)
 
 T = TypeVar("T")
 Op = Callable[..., T]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 # PRAGMA application_id: marks the file as ours, so a URL pointing at some other application's
 # database is refused instead of getting our tables added to it. ("MCPE" in ASCII.)
 APPLICATION_ID: Final = 0x4D435045
@@ -76,6 +89,28 @@ _ENDED_SESSIONS_TABLE: Final = """CREATE TABLE IF NOT EXISTS ended_sessions (
     ) WITHOUT ROWID"""
 _ENDED_SESSIONS_INDEX: Final = (
     "CREATE INDEX IF NOT EXISTS ended_sessions_until ON ended_sessions (until)"
+)
+# Version 4 keeps tasks: the index fields as columns, the rest sealed in ``payload`` (the
+# tasks layer's). The partial indexes are what the sweeper asks every 5 s (stale_tasks: live
+# tasks by lease end and by expiry) and what purge_tasks asks (terminal ones by expiry); the
+# owner's index serves both the limit's count and tasks_of's order.
+_TASKS_SCHEMA: Final = (
+    """CREATE TABLE IF NOT EXISTS tasks (
+        id TEXT PRIMARY KEY NOT NULL,
+        server_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        terminal INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL,
+        lease_until REAL NOT NULL,
+        payload BLOB NOT NULL
+    ) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS tasks_owner ON tasks (server_id, user_id, created_at, id)",
+    "CREATE INDEX IF NOT EXISTS tasks_live_lease ON tasks (lease_until) WHERE terminal = 0",
+    "CREATE INDEX IF NOT EXISTS tasks_live_expiry ON tasks (expires_at) WHERE terminal = 0",
+    "CREATE INDEX IF NOT EXISTS tasks_done_expiry ON tasks (expires_at) WHERE terminal = 1",
 )
 _STAMP: Final = (
     f"PRAGMA application_id = {APPLICATION_ID}",
@@ -104,6 +139,7 @@ SCHEMA: Final = (
     _SECRETS_TABLE,
     _ENDED_SESSIONS_TABLE,
     _ENDED_SESSIONS_INDEX,
+    *_TASKS_SCHEMA,
     *_STAMP,
 )
 # Version 1 to 2, in the same transaction. Flows of version 1 belong to no server ('') and so
@@ -118,11 +154,14 @@ FROM_VERSION_1: Final = (
     _SECRETS_TABLE,
     _ENDED_SESSIONS_TABLE,
     _ENDED_SESSIONS_INDEX,
+    *_TASKS_SCHEMA,
     *_STAMP,
 )
-# Version 2 to 3: nothing changes for flows and secrets.
-FROM_VERSION_2: Final = (_ENDED_SESSIONS_TABLE, _ENDED_SESSIONS_INDEX, *_STAMP)
-MIGRATIONS: Final = {0: SCHEMA, 1: FROM_VERSION_1, 2: FROM_VERSION_2}
+# Version 2 to 3 (and on to 4): nothing changes for flows and secrets.
+FROM_VERSION_2: Final = (_ENDED_SESSIONS_TABLE, _ENDED_SESSIONS_INDEX, *_TASKS_SCHEMA, *_STAMP)
+# Version 3 to 4: the tasks' table, nothing else.
+FROM_VERSION_3: Final = (*_TASKS_SCHEMA, *_STAMP)
+MIGRATIONS: Final = {0: SCHEMA, 1: FROM_VERSION_1, 2: FROM_VERSION_2, 3: FROM_VERSION_3}
 # RETURNING, which makes set_flow_status one statement, came in SQLite 3.35.
 MIN_SQLITE: Final = (3, 35, 0)
 
@@ -171,6 +210,46 @@ END_SESSION: Final = (
 )
 FORGET_ENDED_SESSIONS: Final = "DELETE FROM ended_sessions WHERE until <= ?"
 SESSION_ENDED: Final = "SELECT 1 FROM ended_sessions WHERE id = ? AND until > ?"
+
+_TASK_COLUMNS: Final = (
+    "id, server_id, user_id, version, status, terminal, created_at, expires_at, lease_until, "
+    "payload"
+)
+# ON CONFLICT DO NOTHING: a taken id and a reached limit both insert no row, and create_task
+# then tells them apart by looking (ids are random: nobody races to take one on purpose).
+INSERT_TASK: Final = (
+    f"INSERT INTO tasks ({_TASK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (id) DO NOTHING"
+)
+# One statement, as INSERT_FLOW_LIMITED: the write lock is taken before the count is read.
+INSERT_TASK_LIMITED: Final = (
+    f"INSERT INTO tasks ({_TASK_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+    "WHERE (SELECT count(*) FROM tasks WHERE server_id = ? AND user_id = ?) < ? "
+    "ON CONFLICT (id) DO NOTHING"
+)
+GET_TASK: Final = f"SELECT {_TASK_COLUMNS} FROM tasks WHERE id = ?"
+# The compare-and-set: one conditional UPDATE, atomic on its own.
+REPLACE_TASK: Final = (
+    "UPDATE tasks SET version = ?, status = ?, terminal = ?, expires_at = ?, lease_until = ?, "
+    "payload = ? WHERE id = ? AND version = ?"
+)
+TASKS_OF: Final = (
+    f"SELECT {_TASK_COLUMNS} FROM tasks WHERE server_id = ? AND user_id = ? "
+    "ORDER BY created_at, id LIMIT ?"
+)
+# After a cursor: the row values compare as (created_at, id), the order of TASKS_OF; a cursor
+# that is not this owner's task matches nothing (the subquery is empty).
+TASKS_OF_AFTER: Final = (
+    f"SELECT {_TASK_COLUMNS} FROM tasks WHERE server_id = ? AND user_id = ? "
+    "AND (created_at, id) > (SELECT created_at, id FROM tasks "
+    "WHERE id = ? AND server_id = ? AND user_id = ?) ORDER BY created_at, id LIMIT ?"
+)
+# Two indexed halves: each uses its partial index, where an OR would scan.
+STALE_TASKS: Final = (
+    "SELECT id FROM tasks WHERE terminal = 0 AND lease_until < ? "
+    "UNION SELECT id FROM tasks WHERE terminal = 0 AND expires_at <= ?"
+)
+PURGE_TASKS: Final = "DELETE FROM tasks WHERE terminal = 1 AND expires_at < ?"
 
 assert {s.value for s in LIVE} == {"pending", "opened"}, "EXPIRE_FLOWS and SCHEMA name them"
 
@@ -348,6 +427,21 @@ def _complete(
             conn.execute("ROLLBACK")
         raise
     return rows
+
+
+def _task(row: tuple[Any, ...]) -> TaskRecord:
+    return TaskRecord(
+        id=row[0],
+        server=row[1],
+        user=row[2],
+        version=int(row[3]),
+        status=row[4],
+        terminal=bool(row[5]),
+        created_at=float(row[6]),
+        expires_at=float(row[7]),
+        lease_until=float(row[8]),
+        payload=bytes(row[9]),
+    )
 
 
 def _secret_params(secret: SealedSecret) -> tuple[Any, ...]:
@@ -573,6 +667,78 @@ class SQLiteStore:
         except sqlite3.Error as error:
             rows = await self._retry(error, _rows, SESSION_ENDED, params)
         return bool(rows)
+
+    # --- tasks -----------------------------------------------------------------------------
+
+    async def create_task(self, task: TaskRecord, *, limit: int | None = None) -> None:
+        check_task_id(task.id)
+        params: tuple[Any, ...] = (
+            task.id,
+            task.server,
+            task.user,
+            task.version,
+            task.status,
+            1 if task.terminal else 0,
+            task.created_at,
+            task.expires_at,
+            task.lease_until,
+            bytes(task.payload),
+        )
+        sql = INSERT_TASK
+        if limit is not None:
+            sql = INSERT_TASK_LIMITED
+            params = (*params, task.server, task.user, limit)
+        if await self._count(sql, params) == 1:
+            return
+        if await self._rows(GET_TASK, (task.id,)):
+            raise TaskExists(f"task {task.id!r} already exists")
+        assert limit is not None  # without one, only a taken id inserts nothing
+        raise TooManyTasks(limit)
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        if not is_flow_id(task_id):
+            return None
+        rows = await self._rows(GET_TASK, (task_id,))
+        return _task(rows[0]) if rows else None
+
+    async def replace_task(self, task: TaskRecord, *, expected_version: int) -> bool:
+        if not is_flow_id(task.id):
+            return False
+        params = (
+            task.version,
+            task.status,
+            1 if task.terminal else 0,
+            task.expires_at,
+            task.lease_until,
+            bytes(task.payload),
+            task.id,
+            expected_version,
+        )
+        return await self._count(REPLACE_TASK, params) == 1
+
+    async def tasks_of(
+        self, server: str, user: str, *, after: str | None = None, limit: int = 100
+    ) -> list[TaskRecord]:
+        limit = max(limit, 0)
+        if after is None:
+            rows = await self._rows(TASKS_OF, (server, user, limit))
+        elif not is_flow_id(after):
+            return []
+        else:
+            rows = await self._rows(TASKS_OF_AFTER, (server, user, after, server, user, limit))
+        return [_task(row) for row in rows]
+
+    async def stale_tasks(self, now: float) -> list[str]:
+        return [row[0] for row in await self._rows(STALE_TASKS, (now, now))]
+
+    async def purge_tasks(self, before: float) -> int:
+        return await self._count(PURGE_TASKS, (before,))
+
+    async def _rows(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        try:
+            return self._inline().execute(sql, params).fetchall()
+        except sqlite3.Error as error:
+            return await self._retry(error, _rows, sql, params)
 
     async def _count(self, sql: str, params: tuple[Any, ...]) -> int:
         try:

@@ -124,6 +124,23 @@ class _Findings:
         return any(reason.code == code for reason in self.reasons)
 
 
+def _shown_userinfo(userinfo: str) -> str:
+    """A URL's ``user:password`` as the person is told of it: the user name, which is the
+    trick to see when it looks like a host (``paypal.com@evil.example``), and never the
+    password. The reason is written wherever the verdict goes (a terminal, a notice the
+    gateway writes to the stderr a host logs), so a secret in it would go there too. A user
+    name that looks like a token (long, no dot: ``https://<token>@github.com``) is cut to
+    its first four characters, as token lists show them."""
+    user, colon, _password = userinfo.partition(":")
+    if len(user) > _LONGEST_PLAIN_USER and "." not in user:
+        user = user[:4] + _HIDDEN
+    return visible(user, 60) + (":" + _HIDDEN if colon else "")
+
+
+_HIDDEN = "•••"
+_LONGEST_PLAIN_USER = 16
+
+
 def check_url(url: str, policy: UrlPolicy = DEFAULT_POLICY, *, resolve: bool = False) -> UrlVerdict:
     """Decide whether ``url`` may be offered to a person to open.
 
@@ -272,7 +289,7 @@ def _check(url: str, policy: UrlPolicy, resolve: bool) -> UrlVerdict:
     host = parse_host(authority.host) if authority.host else None
     if authority.userinfo is not None:
         # Named after host parsing, so the message can say which host really gets opened.
-        userinfo = visible(authority.userinfo, 60)
+        userinfo = _shown_userinfo(authority.userinfo)
         if host is None:
             message = _(
                 "the URL has '{userinfo}@' before the host: browsers treat it as a user name "

@@ -40,13 +40,14 @@ class OidcSite:
     origin: str
     secret: str
     key: DeploymentKey
+    client_id: str = CLIENT  # this server's client at the provider
 
     def elicitation(self, store: Store | str) -> Elicitation:
         return Elicitation(
             key=self.key,
             store=store,
             server_id=SERVER_ID,
-            identity=OidcIdentity(self.provider.issuer, CLIENT, self.secret),
+            identity=OidcIdentity(self.provider.issuer, self.client_id, self.secret),
             public_url=self.origin,
         )
 

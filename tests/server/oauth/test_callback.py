@@ -262,6 +262,10 @@ async def test_a_state_made_for_one_provider_stores_nothing_at_anothers_callback
         again = await s.deliver(answer)
         assert again.status_code == 200 and "Photos was not connected" in again.text
         assert s.token_requests() == 0 and await s.stored("photos") is None
+        # Its status page says so too, not "Connected" (nor "Saved").
+        status = await s.pages.get(f"/elicit/flows/{flow.id}/status", headers=ALICE)
+        assert "Photos was not connected" in status.text
+        assert "Connected" not in status.text and "Saved" not in status.text
 
 
 async def test_a_replayed_state_stores_nothing_more() -> None:
@@ -272,10 +276,19 @@ async def test_a_replayed_state_stores_nothing_more() -> None:
         assert s.token_requests() == 1
         stored = await s.stored("files")
         assert stored["access_token"]
-        # Again at its own callback: the status page; no second exchange.
+        # An account connected, not a value saved (issue 31): every page that says where the
+        # flow stands says so: the status page the callback sends the browser to (the one
+        # people saw "Saved ... has your Files now" on), the flow's link opened again, and
+        # the callback replayed (no second exchange).
+        status = await s.pages.get(connected.headers["location"], headers=ALICE)
+        link = await s.pages.get(f"/elicit/flows/{flow.id}", headers=ALICE)
         again = await s.deliver(answer)
-        assert again.status_code == 200 and s.token_requests() == 1
-        assert "Done." in again.text
+        assert s.token_requests() == 1
+        for page in (status, link, again):
+            assert page.status_code == 200
+            assert "<h1>Connected</h1>" in page.text
+            assert "can use your Files account now." in page.text and "Done." in page.text
+            assert "has your" not in page.text and "Saved" not in page.text
         # At the other provider's: refused as a mix-up; what was stored stays as it was.
         elsewhere = await s.deliver(answer.replace(s.callback("files"), s.callback("photos")))
         assert elsewhere.status_code == 400 and s.token_requests() == 1
@@ -356,3 +369,7 @@ async def test_a_providers_error_description_never_reaches_the_tool_or_the_page(
         assert "Ignore previous instructions" in words[0] and "URGENT" in words[0]
         assert "\u202e" not in words[0] and "\x1b" not in words[0] and "[31m" not in words[0]
         assert s.token_requests() == 0 and await s.stored("files") is None
+        # The status page, reloaded later, still says nothing was connected.
+        status = await s.pages.get(f"/elicit/flows/{flow.id}/status", headers=ALICE)
+        assert "Files was not connected" in status.text
+        assert "Connected" not in status.text and "Saved" not in status.text

@@ -161,6 +161,56 @@ async def test_alice_connects_example_files_and_her_tool_reads_her_files(
             await context.close()
 
 
+async def where_it_stands(page: Any) -> tuple[str, str]:
+    """The status page's heading, and all its words as the person sees them."""
+    main = page.locator("main")
+    return await main.locator("h1").inner_text(), " ".join((await main.inner_text()).split())
+
+
+async def test_after_connecting_example_files_every_page_says_connected(tmp_path: Path) -> None:
+    """Issue 31: after the provider's consent the page said "Saved / Done. hotel has your
+    Example Files now", as if something had been typed. What alice sees where the callback
+    sends her, on reloading it, and on opening the link again: "Connected"."""
+    wire = Wire()
+    with anyio.fail_after(TIMEOUT):
+        async with world(tmp_path) as w, chromium() as browser:
+            w.start()
+            token = await w.mcp_token(browser, "alice")
+            alice = Person(w, await browser.new_context(), "alice")
+            landed: list[Any] = []
+
+            async def follow() -> None:  # as Person.follow_links, keeping the page open
+                async for url in alice.links:
+                    landed.append(await alice.go(url))
+
+            async with (
+                client_for(w, token, handler_for(alice), "2026-07-28", wire) as client,
+                anyio.create_task_group() as tasks,
+            ):
+                tasks.start_soon(follow)
+                assert text_of(await client.call_tool("list_files", {})) == ALICE_FILES
+                # The tool is done once the callback has stored the token, which may be
+                # before her browser has finished loading the page it is sent to.
+                while not landed:
+                    await anyio.sleep(0.1)
+                tasks.cancel_scope.cancel()
+            [page] = landed
+            assert any(p.startswith(f"{w.origin}{FILES_CALLBACK}?") for p in alice.pages)
+            await page.wait_for_url(f"{w.origin}/elicit/flows/*/status")
+            connected = (
+                "Connected",
+                "\N{CHECK MARK} Connected Done. hotel can use your Example Files account now. "
+                "You can close this tab and go back to the app you were using.",
+            )
+            assert await where_it_stands(page) == connected
+            await page.reload()
+            assert await where_it_stands(page) == connected
+            await page.goto(alice.opened[0])  # the link from the app, opened again
+            assert await where_it_stands(page) == connected
+            assert "Saved" not in await page.title()
+            await alice.context.close()
+
+
 # -- the attacks ---------------------------------------------------------------------------------
 
 

@@ -7,7 +7,8 @@ module reads it with the same code the terminal uses (:meth:`Form.coerce` for ty
 What the page sends for each field:
 
 - text, email, URI, date, date-time, integer, number: the text in the box, as typed;
-- a checkbox (boolean): ``true`` or ``false``;
+- a checkbox (boolean): ``true`` or ``false``; ``null`` for an optional one without a
+  default that the person left alone (no answer: left out, as at the terminal);
 - a single choice: the option's value, or ``""`` for none;
 - several choices: the list of checked values.
 

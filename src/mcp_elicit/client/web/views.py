@@ -116,6 +116,9 @@ def field_view(item: Field, *, free_text: bool = False) -> dict[str, Any]:
         "required": item.required,
         "hint": hint(item),
         "initial": initial(item),
+        # An optional yes/no with no default starts unanswered: the page sends nothing for it
+        # until the person ticks or unticks the box, as the terminal leaves it out.
+        "unanswered": item.kind is FieldKind.BOOLEAN and not item.required and item.default is None,
         "placeholder": placeholder(item),
         "inputmode": _INPUT_MODES.get(item.kind),
         "choices": [

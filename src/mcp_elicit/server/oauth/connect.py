@@ -103,19 +103,23 @@ class Connector:
 
     # -- connect -------------------------------------------------------------------------------
 
+    def _no_provider(self, request: Request, flow: FlowRecord) -> Response:
+        """A flow whose provider this server no longer has (taken out of its settings)."""
+        logger.warning("flow %s names a provider this server does not have", flow.id)
+        return self._problem(
+            request,
+            _("Nothing to connect"),
+            _("This server no longer connects to that service."),
+            404,
+        )
+
     async def connect(
         self, request: Request, user: str, flow: FlowRecord, *, only_looking: bool
     ) -> Response:
         """The flow's page, for its user (already checked): on to the provider."""
         provider = self._providers.get(str(flow.details.get("provider")))
         if provider is None:
-            logger.warning("flow %s names a provider this server does not have", flow.id)
-            return self._problem(
-                request,
-                _("Nothing to connect"),
-                _("This server no longer connects to that service."),
-                404,
-            )
+            return self._no_provider(request, flow)
         if only_looking:
             # A preview or a prefetch: show where the link goes, move nothing.
             page = html.problem_page(
@@ -165,6 +169,15 @@ class Connector:
             return self._after(request, flow, error)
         logger.info("flow %s: sent the browser to %s", flow.id, provider.name)
         return RedirectResponse(url, status_code=303)
+
+    async def finished(self, request: Request, user: str, flow: FlowRecord) -> Response:
+        """A finished flow's page, for its user (already checked), however the browser got
+        there: the callback's redirect to the status page, that page reloaded, the flow's link
+        opened again, on any instance. "Connected" only if a token was kept."""
+        provider = self._providers.get(str(flow.details.get("provider")))
+        if provider is None:
+            return self._no_provider(request, flow)
+        return await self._replayed(request, flow, provider, user)
 
     def redirect_uri(self, request: Request, provider: OAuthProvider) -> str:
         # The Host was checked against the pages' allow-list before any route ran. The name
@@ -412,7 +425,8 @@ class Connector:
         self, request: Request, flow: FlowRecord, provider: OAuthProvider, user: str
     ) -> Response:
         """Where a finished flow stands, said truthfully: one that ended with an error or a
-        refusal connected nothing, though its status is "completed"."""
+        refusal connected nothing, though its status is "completed". The callback replayed
+        and the pages (``finished``) both say it here."""
         if flow.status is FlowStatus.COMPLETED:
             kept = await self._vault.of_flow(flow.id, user, provider.vault_name)
             if kept is None or not holds_token(kept.get_secret_value()):
@@ -437,6 +451,7 @@ class Connector:
             # The provider's name, which every oauth flow's details carry.
             label=str(flow.details.get("title") or "") or None,
             client=None,
+            connected=True,
         )
         return HTMLResponse(page, status_code=410 if status is FlowStatus.EXPIRED else 200)
 

@@ -254,7 +254,10 @@ async def authorization_required(
         or flow.details.get("provider") != asking.provider.name
     ):
         flow = await asking.start_flow()
-    return UrlRequired(services.flow_url(flow.id), asking.text, flow_id=flow.id)
+    # Our own connect page: its public_url was held to https off loopback (check_transport).
+    return UrlRequired(
+        services.flow_url(flow.id), asking.text, flow_id=flow.id, allow_insecure_http=True
+    )
 
 
 async def stored_authorization(

@@ -19,7 +19,7 @@ from mcp_elicit.i18n import _
 from mcp_elicit.server.identity import Identity
 from mcp_elicit.server.pages import html
 from mcp_elicit.server.pages.csrf import Csrf
-from mcp_elicit.server.pages.endpoints import Connect, Pages, base_of
+from mcp_elicit.server.pages.endpoints import Connect, Finished, Pages, base_of
 from mcp_elicit.server.pages.headers import SecurityHeaders
 from mcp_elicit.server.pages.hosts import AllowedHosts, HostCheck
 from mcp_elicit.server.pages.languages import page_language, pages_language
@@ -55,6 +55,7 @@ def hosted_pages(
     server_name: str,
     allowed_hosts: AllowedHosts,
     connect: Connect | None = None,
+    finished: Finished | None = None,
     extra_routes: Sequence[BaseRoute] = (),
     language: str | None = None,
 ) -> Starlette:
@@ -75,9 +76,11 @@ def hosted_pages(
     function returning them; any other ``Host`` is refused with 400 (``hosts.py`` says why).
     Required, so that no way of building the pages leaves them open to DNS rebinding.
 
-    ``connect`` and ``extra_routes``: downstream OAuth
+    ``connect``, ``finished`` and ``extra_routes``: downstream OAuth
     (``mcp_elicit.server.oauth.connect.Connector``): an ``oauth`` flow's page sends its user on
-    to the provider, whose callback is a route of its own. An identity that signs browsers in
+    to the provider, whose callback is a route of its own; a finished one's page (its status
+    page, its link opened again) is ``finished``'s, which says whether an account was
+    connected. An identity that signs browsers in
     (:class:`BrowserSignIn`) adds its routes too.
 
     ``language``: the pages' language (a BCP 47 tag with a catalog, ``"zh-Hans"``), for a
@@ -101,6 +104,7 @@ def hosted_pages(
         csrf=csrf,
         server_name=server_name,
         connect=connect,
+        finished=finished,
     )
     routes: list[BaseRoute] = [
         Route("/flows/{flow_id}", pages.entry, methods=["GET"]),

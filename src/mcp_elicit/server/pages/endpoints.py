@@ -61,6 +61,16 @@ class Connect(Protocol):
     ) -> Response: ...
 
 
+class Finished(Protocol):
+    """The page of a finished ``oauth`` flow, for its own user
+    (``mcp_elicit.server.oauth.connect.Connector.finished``): "Connected" only when a token
+    was kept. The pages cannot tell (what a flow kept is the oauth side's to read), so every
+    way a browser reaches such a flow (the callback's redirect, the status page reloaded, the
+    link opened again, on any instance) asks it."""
+
+    async def __call__(self, request: Request, user: str, flow: FlowRecord) -> Response: ...
+
+
 _STATUS_CODES = {FlowStatus.EXPIRED: 410}
 _EMPTY = N_("Enter a value, or choose Decline.")
 # An optional detail a flow may carry for its page, beside ``name``, ``label`` and ``message``:
@@ -105,8 +115,10 @@ class Pages:
         csrf: Csrf,
         server_name: str,
         connect: Connect | None = None,
+        finished: Finished | None = None,
     ) -> None:
         self._connect = connect
+        self._finished = finished
         self._flows = flows
         self._vault = vault
         self._identity = identity
@@ -197,7 +209,7 @@ class Pages:
         flow = await self._own_flow(request, user)
         if isinstance(flow, Response):
             return flow
-        return self._status(request, flow, flow.status)
+        return await self._where_it_stands(request, user, flow)
 
     # -- who and which flow ------------------------------------------------------------------
 
@@ -222,7 +234,7 @@ class Pages:
         if isinstance(flow, Response):
             return flow
         if flow.status.finished:
-            return self._status(request, flow, flow.status)
+            return await self._where_it_stands(request, user, flow)
         return user, flow
 
     async def _live_secret_flow(
@@ -274,6 +286,14 @@ class Pages:
             error=error,
         )
         return HTMLResponse(page, status_code=422 if error else 200)
+
+    async def _where_it_stands(self, request: Request, user: str, flow: FlowRecord) -> Response:
+        """The status page of ``user``'s own flow; a finished ``oauth`` one's from the oauth
+        side, which knows whether it connected anything (issue 31: this page said "Saved ...
+        has your Example Calendar now" after a connection)."""
+        if flow.purpose == OAUTH_PURPOSE and flow.status.finished and self._finished is not None:
+            return await self._finished(request, user, flow)
+        return self._status(request, flow, flow.status)
 
     def _status(self, request: Request, flow: FlowRecord, status: FlowStatus) -> Response:
         secret = _secret_details(flow, quiet=True)

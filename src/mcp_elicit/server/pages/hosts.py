@@ -26,9 +26,7 @@ addresses the pages are reached at pins that origin too.
 from __future__ import annotations
 
 import functools
-import ipaddress
 import logging
-import os
 from collections.abc import Callable, Collection
 from urllib.parse import urlsplit
 
@@ -37,16 +35,17 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_elicit.i18n import N_, _
+from mcp_elicit.server.link_rules import (
+    INSECURE_HTTP_VARIABLE,
+    insecure_http_allowed,
+    is_loopback_host,
+)
 
 logger = logging.getLogger(__name__)
 
 AllowedHosts = Collection[str] | Callable[[], Collection[str]]
 """``Host`` values to accept (lower case), or a function returning them on each request (for
 a ``public_url`` that is set after the app is built)."""
-
-INSECURE_HTTP_VARIABLE = "MCP_ELICIT_ALLOW_INSECURE_HTTP"
-"""Set to ``1`` (or ``true``, ``yes``): serve the pages over plain http off loopback, for
-development only; the same as ``allow_insecure_http=True``."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -88,22 +87,6 @@ def _hosts_of_url(url: str) -> set[str]:
         name = f"[{name}]"
     default_port = _DEFAULT_PORTS[scheme]
     return _host_values(name, parts.port or default_port, default_port)
-
-
-def is_loopback_host(host: str) -> bool:
-    """An address or name that never leaves this machine: 127.0.0.0/8, ``::1``, ``localhost``
-    and names under it (RFC 6761, which browsers resolve to loopback themselves)."""
-    host = host.strip("[]").lower().rstrip(".")
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost" or host.endswith(".localhost")
-
-
-def insecure_http_allowed(allow_insecure_http: bool = False) -> bool:
-    """``allow_insecure_http``, or the :data:`INSECURE_HTTP_VARIABLE` opt-in."""
-    flag = os.environ.get(INSECURE_HTTP_VARIABLE, "").strip().lower()
-    return allow_insecure_http or flag in ("1", "true", "yes")
 
 
 def check_transport(

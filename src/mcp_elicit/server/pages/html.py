@@ -214,11 +214,17 @@ def status_page(
     status: FlowStatus,
     label: str | None = None,
     client: str | None = None,
+    connected: bool = False,
 ) -> str:
-    """Where a flow stands, in words for the person who owns it."""
+    """Where a flow stands, in words for the person who owns it. ``connected``: the flow
+    connected an account at a provider (``label``), rather than saving something typed."""
     server = server_name
     back = _t(_("You can close this tab and go back to {app}."), app=_app(client))
-    if status is FlowStatus.COMPLETED:
+    if status is FlowStatus.COMPLETED and connected and label:
+        state, title = "saved", _("Connected")
+        lead = _t(_("Done. {server} can use your {label} account now."), server=server, label=label)
+        text = f'<p class="lead">{lead}</p>\n<p>{back}</p>'
+    elif status is FlowStatus.COMPLETED:
         state, title = "saved", _("Saved")
         # "Done": the word the person looks for, and the one other tests look for too.
         if label:

@@ -62,10 +62,18 @@
     return node;
   }
 
+  let saying = 0;
   function say(text) {
     // Emptied first, so that saying the same thing twice is announced twice.
     said.textContent = "";
-    window.setTimeout(() => { said.textContent = text; }, 50);
+    window.clearTimeout(saying);
+    saying = window.setTimeout(() => { said.textContent = text; }, 50);
+  }
+
+  // What was said of the last question ("Submitted.") is not said under the next one.
+  function hush() {
+    window.clearTimeout(saying);
+    said.textContent = "";
   }
 
   function firstLine(text) {
@@ -134,6 +142,8 @@
     if (id === state.shown) return; // keep what the person is in the middle of
     if (state.shown && !state.answered.has(state.shown)) {
       say(_("The question you were looking at is no longer waiting: it was withdrawn, or answered in another tab."));
+    } else if (first) {
+      hush();
     }
     state.shown = id;
     current.replaceChildren(first ? drawPrompt(first) : drawEmpty());
@@ -488,7 +498,10 @@
       const box = h("input", { type: "checkbox", id, checked: field.initial === true, "aria-describedby": described });
       inputs = [box];
       node = h("div", { class: "field check" }, h("div", { class: "option" }, box, h("label", { for: id }, ...title)), help, hint, error);
-      value = () => box.checked;
+      // Untouched, an optional yes/no without a default is no answer, not "no".
+      let ticked = false;
+      box.addEventListener("change", () => { ticked = true; });
+      value = () => (field.unanswered && !ticked ? null : box.checked);
     } else if (field.widget === "radio" || field.widget === "checkboxes") {
       const multi = field.widget === "checkboxes";
       const choices = field.choices.slice();
