@@ -109,6 +109,7 @@ EXPORTED: dict[str, list[str]] = {
         "BearerTokens",
         "DEFAULT_HOLD_LIMIT",
         "Gateway",
+        "Instance",
         "LINK_WAIT",
         "Limits",
         "Safeguards",

@@ -21,6 +21,7 @@ from mcp_elicit.gateway import (
     LINK_WAIT,
     BearerTokens,
     Gateway,
+    Instance,
     Limits,
     Safeguards,
 )
@@ -60,6 +61,7 @@ def run_gateway(args: argparse.Namespace) -> int:
                 _("--audit: cannot open {path}: {why}").format(path=args.audit, why=error.strerror)
             ) from None
     tokens = _tokens(args)
+    args.instance_tag = _instance_tag(args)
     page, ask = _person(args, audit)
     limits = dataclasses.replace(
         Limits(),
@@ -87,6 +89,7 @@ def run_gateway(args: argparse.Namespace) -> int:
             limits=limits,
             ask=ask,
             ask_always=args.ask_always,
+            instance=_instance(args),
         )
     except ValueError as error:  # what the gateway refuses (headers for a stdio upstream)
         raise UsageError(str(error)) from None
@@ -108,6 +111,50 @@ def run_gateway(args: argparse.Namespace) -> int:
         if audit is not None:
             audit.close()
     return 0
+
+
+def _instance_tag(args: argparse.Namespace) -> str | None:
+    """``--instance-tag``, else ``MCP_ELICIT_INSTANCE`` (as servers read it), checked."""
+    from mcp_elicit.server.instances import TAG
+
+    if args.http is None:
+        if args.instance_tag:
+            raise UsageError(_("--instance-tag is for --http (a stdio client has one gateway)"))
+        return None  # MCP_ELICIT_INSTANCE may be set for a server: no session ids on stdio
+    tag = args.instance_tag or os.environ.get("MCP_ELICIT_INSTANCE") or None
+    if tag is None:
+        return None
+    if not TAG.fullmatch(tag):
+        raise UsageError(
+            _(
+                "--instance-tag: {tag!r} is not a tag: 1-32 lower-case letters, digits and '-'"
+            ).format(tag=tag)
+        )
+    return tag
+
+
+def _instance(args: argparse.Namespace) -> Instance | None:
+    """``--instance-url``: this gateway among several, with the key they all share."""
+    if args.instance_url is None:
+        return None
+    if args.http is None:
+        raise UsageError(_("--instance-url is for --http (a stdio client has one gateway)"))
+    from mcp_elicit.server.keys import KEY_VARIABLE, DeploymentKey
+
+    if os.environ.get(KEY_VARIABLE) is None:
+        # A key file of its own would seal what no other instance can open: every retry that
+        # landed elsewhere would be refused as an invalid state.
+        raise UsageError(
+            _(
+                "--instance-url: set {variable} to the same key on every instance (a key of "
+                "this instance's own could not be opened by the others)"
+            ).format(variable=KEY_VARIABLE)
+        )
+    try:
+        key = DeploymentKey.load()
+        return Instance(args.instance_url, key.derive_all("gateway"))
+    except ValueError as error:
+        raise UsageError(f"--instance-url: {error}") from None
 
 
 def _innermost(error: BaseException) -> str:
@@ -239,6 +286,10 @@ async def _serve(
         import uvicorn
 
         app = gateway.http_app(host=args.host, tokens=tokens)
+        if args.instance_tag:  # 2025-era sessions stay here, as a server's do (docs/deploy.md)
+            from mcp_elicit.server.instances import SessionTag
+
+            app = SessionTag(app, args.instance_tag)
         print(
             _("mcp-elicit gateway: serving {url}").format(
                 url=f"http://{args.host}:{args.http}/mcp"

@@ -107,6 +107,23 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ).format(revision=Revision.V2026_07_28),
     )
     gateway.add_argument(
+        "--instance-url",
+        metavar="URL",
+        help=_(
+            "with --http, one of several gateway instances behind a load balancer: the URL "
+            "the other instances reach this one's /mcp at; a {revision} retry is passed on "
+            "to the instance holding its call (every instance needs the same MCP_ELICIT_KEY)"
+        ).format(revision=Revision.V2026_07_28),
+    )
+    gateway.add_argument(
+        "--instance-tag",
+        metavar="TAG",
+        help=_(
+            "with --http, put TAG in front of 2025-era session ids, so that a load balancer "
+            "keeps each session on this instance (default: MCP_ELICIT_INSTANCE)"
+        ),
+    )
+    gateway.add_argument(
         "--token-file",
         metavar="FILE",
         help=_(

@@ -6,6 +6,8 @@ URL mode intact (docs/gateway.md).
 - :class:`Upstream` — the connections to the upstream (pinned revision, headers).
 - :class:`Safeguards` — what is checked and recorded on the way: answers, link verdicts,
   blocked links, audit.
+- :class:`Instance` — this gateway as one of several behind a load balancer: a 2026-07-28
+  retry reaches the instance holding its call.
 - :class:`Limits` — the caps on held calls and upstream sessions (in all, per client), when
   idle sessions close, the size and count of questions; :class:`BearerTokens` — the tokens
   Streamable HTTP may require.
@@ -13,6 +15,7 @@ URL mode intact (docs/gateway.md).
 
 from mcp_elicit.gateway.bridge import VERDICT_META, Safeguards
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT
+from mcp_elicit.gateway.instances import Instance
 from mcp_elicit.gateway.limits import Limits
 from mcp_elicit.gateway.push_to_rounds import LINK_WAIT
 from mcp_elicit.gateway.serving import Gateway
@@ -25,6 +28,7 @@ __all__ = [
     "VERDICT_META",
     "BearerTokens",
     "Gateway",
+    "Instance",
     "Limits",
     "Safeguards",
     "Upstream",

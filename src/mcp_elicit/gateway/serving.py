@@ -35,6 +35,7 @@ from mcp_elicit.gateway.bridge import Bridge, Safeguards
 from mcp_elicit.gateway.calls import Calls
 from mcp_elicit.gateway.context import client_of, downstream_peer, forwarded, owner_of
 from mcp_elicit.gateway.held import DEFAULT_HOLD_LIMIT, HeldCalls
+from mcp_elicit.gateway.instances import HeldCallRouter, Instance
 from mcp_elicit.gateway.limits import Limits
 from mcp_elicit.gateway.links import Links
 from mcp_elicit.gateway.push_to_rounds import LINK_WAIT
@@ -84,6 +85,9 @@ class Gateway:
     audit), whatever a client cannot be asked: elicitation is declared upstream even for a
     client that declared none, or no URL mode (:mod:`~mcp_elicit.gateway.asking_here`).
     ``ask_always``: every question goes to ``ask``'s person, none to the clients.
+    ``instance``: this gateway is one of several behind a load balancer
+    (:class:`~mcp_elicit.gateway.Instance`: where the others reach it, the key all share): a
+    2026-07-28 retry is passed on to the instance holding its call (:mod:`.instances`).
     """
 
     def __init__(
@@ -101,6 +105,7 @@ class Gateway:
         limits: Limits | None = None,
         ask: ElicitationHandler | None = None,
         ask_always: bool = False,
+        instance: Instance | None = None,
     ) -> None:
         if ask_always and ask is None:
             raise ValueError("ask_always needs a handler to ask with (ask=)")
@@ -123,6 +128,8 @@ class Gateway:
         self.url_draft = url_draft
         self.ask = ask
         self.ask_always = ask_always
+        self.instance = instance
+        self._router: HeldCallRouter | None = None
         self._server: Server[Any] | None = None
         self._stack: AsyncExitStack | None = None
 
@@ -165,8 +172,13 @@ class Gateway:
 
     async def __aexit__(self, *exc_info: Any) -> None:
         stack, self._stack = self._stack, None
-        if stack is not None:
-            await stack.__aexit__(*exc_info)
+        router, self._router = self._router, None
+        try:
+            if stack is not None:
+                await stack.__aexit__(*exc_info)
+        finally:
+            if router is not None:
+                await router.aclose()
 
     @property
     def server(self) -> Server[Any]:
@@ -188,7 +200,13 @@ class Gateway:
         takes them: ``host=`` for the allowed Host headers, ``stateless_http=``, ...).
         ``tokens``: serve only requests that send one of them as a bearer token
         (:class:`~mcp_elicit.gateway.tokens.BearerTokens`; 401 otherwise)."""
-        app = self.server.streamable_http_app(**options)
+        app: Any = self.server.streamable_http_app(**options)
+        if self.instance is not None:  # checked after the token: a stranger is never passed on
+            if self._router is None:
+                self._router = HeldCallRouter(app, self.instance)
+            else:
+                self._router.app = app
+            app = self._router
         return app if tokens is None else tokens.guard(app)
 
     def _build(self, calls: Calls) -> Server[Any]:
@@ -215,8 +233,14 @@ class Gateway:
         if self.url_draft:
             server.add_request_handler(ELICITATION_TRACK, TrackParams, self._track)
         if not self.upstream.rounds:
-            # The gateway's own requestState (held calls): sealed, bound, as long as a hold.
-            security = RequestStateSecurity.ephemeral(ttl=self.held.limit + 60.0)
+            # The gateway's own requestState (held calls): sealed, bound, as long as a hold;
+            # under the key all instances share, routed to the one minting it, when several.
+            ttl = self.held.limit + 60.0
+            security = (
+                RequestStateSecurity.ephemeral(ttl=ttl)
+                if self.instance is None
+                else RequestStateSecurity(codec=self.instance.codec(), ttl=ttl)
+            )
             server.middleware.append(RequestStateBoundary(security, default_audience=name))
         return server
 
