@@ -340,7 +340,7 @@ async def test_a_callback_after_the_flow_expired_is_refused(tmp_path: Path) -> N
 async def test_an_expired_token_is_refreshed_and_forget_revokes_it(tmp_path: Path) -> None:
     wire = Wire()
     with anyio.fail_after(TIMEOUT):
-        async with world(tmp_path, files_ttl=3) as w, chromium() as browser:
+        async with world(tmp_path, files_ttl=8) as w, chromium() as browser:
             w.start()
             token = await w.mcp_token(browser, "alice")
             alice = Person(w, await browser.new_context(), "alice")
