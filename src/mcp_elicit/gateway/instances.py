@@ -165,10 +165,12 @@ class HeldCallRouter:
         self._codec = instance.codec()
         # No read timeout: a retry waits at the holding instance for as long as the server
         # computes (the hold limit bounds the person's side). Connecting is bounded: an
-        # instance that is gone must be said at once.
+        # instance that is gone must be said at once. A connection per hop, none kept: a
+        # kept one the holder closed while idle would fail the next hop, and a failed hop
+        # must mean the holder is gone (one connect per retry costs nothing beside a person).
         self._client = httpx2.AsyncClient(
             timeout=httpx2.Timeout(30.0, connect=connect_timeout, read=None),
-            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=32),
+            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=0),
         )
 
     async def aclose(self) -> None:
@@ -216,7 +218,9 @@ class HeldCallRouter:
         request = self._client.build_request("POST", route, headers=headers, content=body)
         try:
             response = await self._client.send(request, stream=True)
-        except (httpx2.ConnectError, httpx2.ConnectTimeout) as error:
+        except httpx2.TransportError as error:
+            # Refused, timed out, or the connection closed before any answer (a process in
+            # its last moments): whatever the holder did with the answer, its call is gone.
             logger.warning("the gateway instance holding a call did not answer: %s", error)
             await _lost(body, send)
             return
