@@ -73,8 +73,11 @@ async def bare_callback(context: Any, params: Any) -> mcp_types.ElicitResult:
     )
 
 
-def gateway_stdio(upstream_era: str) -> StdioServerParameters:
-    server = stdio_params()
+def gateway_stdio(
+    upstream_era: str, server: StdioServerParameters | None = None
+) -> StdioServerParameters:
+    """``mcp-elicit gateway`` on stdio, starting ``server`` (the numbered server by default)."""
+    server = server or stdio_params()
     return StdioServerParameters(
         command=sys.executable,
         args=[
@@ -259,7 +262,8 @@ def _pid_listening(port: str) -> int:
     raise RuntimeError(f"nothing listens on port {port}")
 
 
-def memory_result(report: Report) -> None:
+def memory_result(report: Report, title: str = TITLE) -> None:
+    """Memory per held 2025-era call (benchmark 21 reports it too, under its own ``title``)."""
     print(raise_open_files_limit(4 * HELD + 256))
     # Closing 200 clients with calls still pending: the SDK warns of each cancel it cannot
     # deliver to a closed stream, which is what this does on purpose.
@@ -280,7 +284,7 @@ def memory_result(report: Report) -> None:
     print(f"  {detail}")
     report.add(
         MemoryResult(
-            TITLE,
+            title,
             "memory per held 2025-era call",
             ours,
             anchor,
