@@ -50,6 +50,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from mcp.server.request_state import AESGCMRequestStateCodec, InvalidRequestState
 from mcp_types import INVALID_PARAMS
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcp_elicit.protocol.mrtr import ASKING_METHODS
@@ -185,7 +186,7 @@ class HeldCallRouter:
         if route is None or route == self.instance.url:
             await self.app(scope, _replaying(body, more, receive), send)
             return
-        await self._pass_on(scope, body, route, send)
+        await self._pass_on(scope, receive, send, body, route)
 
     def _route(self, body: bytes) -> str | None:
         """The route of a retry minted by another instance, else ``None``."""
@@ -205,7 +206,9 @@ class HeldCallRouter:
             return None  # not ours to route: the boundary refuses it as any bad state
         return route
 
-    async def _pass_on(self, scope: Scope, body: bytes, route: str, send: Send) -> None:
+    async def _pass_on(
+        self, scope: Scope, receive: Receive, send: Send, body: bytes, route: str
+    ) -> None:
         headers = [
             (name.decode("latin-1"), value.decode("latin-1"))
             for name, value in scope.get("headers", [])
@@ -222,7 +225,7 @@ class HeldCallRouter:
             # Refused, timed out, or the connection closed before any answer (a process in
             # its last moments): whatever the holder did with the answer, its call is gone.
             logger.warning("the gateway instance holding a call did not answer: %s", error)
-            await _lost(body, send)
+            await _lost(body, scope, receive, send)
             return
         try:
             await send(
@@ -280,7 +283,7 @@ def _replaying(body: bytes, more: bool, receive: Receive) -> Receive:
     return replay
 
 
-async def _lost(body: bytes, send: Send) -> None:
+async def _lost(body: bytes, scope: Scope, receive: Receive, send: Send) -> None:
     """The retry's answer when the instance holding its call is gone."""
     try:
         request_id = json.loads(body).get("id")
@@ -297,15 +300,4 @@ async def _lost(body: bytes, send: Send) -> None:
             ),
         },
     }
-    encoded = json.dumps(payload).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(encoded)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": encoded, "more_body": False})
+    await JSONResponse(payload)(scope, receive, send)

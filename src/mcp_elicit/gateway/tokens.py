@@ -22,7 +22,6 @@ Rules:
 from __future__ import annotations
 
 import hmac
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
+from starlette.responses import JSONResponse
 
 MIN_TOKEN_LENGTH = 16
 """Shorter tokens are refused: a token for a port on a shared machine must not be guessable."""
@@ -90,7 +90,7 @@ class _Guard:
         presented = _bearer(scope)
         who = None if presented is None else self._tokens.who(presented)
         if who is None:
-            await _unauthorized(send, presented is not None)
+            await _unauthorized(scope, receive, send, presented is not None)
             return
         token = AccessToken(token=who, client_id=who, scopes=[])
         await self._signed_in({**scope, "user": AuthenticatedUser(token)}, receive, send)
@@ -107,28 +107,16 @@ def _bearer(scope: Any) -> str | None:
     return None
 
 
-async def _unauthorized(send: Any, presented: bool) -> None:
+async def _unauthorized(scope: Any, receive: Any, send: Any, presented: bool) -> None:
     challenge = f'Bearer realm="{REALM}"'
     if presented:  # RFC 6750 §3.1: an error code only when a token was sent
         challenge += ', error="invalid_token"'
-    body = json.dumps(
-        {
-            "error": "invalid_token" if presented else "unauthorized",
-            "error_description": (
-                "This gateway requires a bearer token: send the header "
-                "'Authorization: Bearer <token>' with a token from its --token-file"
-            ),
-        }
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", challenge.encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    body = {
+        "error": "invalid_token" if presented else "unauthorized",
+        "error_description": (
+            "This gateway requires a bearer token: send the header "
+            "'Authorization: Bearer <token>' with a token from its --token-file"
+        ),
+    }
+    response = JSONResponse(body, status_code=401, headers={"www-authenticate": challenge})
+    await response(scope, receive, send)
