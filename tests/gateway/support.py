@@ -4,14 +4,19 @@ front of an upstream), and fakes for unit-testing the ways through without a ses
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import anyio
 import mcp_types as types
+from mcp.shared.message import SessionMessage
 from pydantic import TypeAdapter
 
 from mcp_elicit.protocol import ElicitationModes
@@ -48,6 +53,70 @@ def gateway(
         ],
         log=log,
     )
+
+
+@dataclass
+class Ended:
+    """How a process run by :func:`stdio_process` ended once its stdin was closed."""
+
+    code: int | None = None  # None: still running after the wait (then killed)
+    seconds: float = 0.0  # from stdin closed to the process gone
+    stderr: str = ""
+
+
+@asynccontextmanager
+async def stdio_process(
+    argv: list[str], ended: Ended, *, stderr: Path, wait: float
+) -> AsyncIterator[tuple[Any, Any]]:
+    """``argv`` (a server over stdio: ``mcp-elicit gateway``) as an SDK transport, to give
+    ``mcp.Client``. On exit its stdin is closed and nothing else: it is waited for up to
+    ``wait`` seconds and ``ended`` says how it went. Not the SDK's ``stdio_client``, which
+    terminates a server still running 2 s after its stdin closed and keeps its exit code."""
+    with stderr.open("wb") as errors:
+        process = await anyio.open_process(argv, stderr=errors, env=dict(os.environ), cwd=ROOT)
+    to_client, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_server, from_client = anyio.create_memory_object_stream[SessionMessage](0)
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    async def read() -> None:
+        pending = b""
+        async with to_client:
+            async for chunk in stdout:
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in filter(bytes.strip, lines):
+                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    try:
+                        await to_client.send(SessionMessage(message))
+                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        return  # the client has gone; what the gateway says now is unread
+
+    async def write() -> None:
+        async with from_client:
+            async for sent in from_client:
+                line = sent.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await stdin.send(line.encode() + b"\n")
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(read)
+            tasks.start_soon(write)
+            try:
+                yield from_server, to_server
+            finally:
+                await to_server.aclose()
+                await stdin.aclose()  # the client is gone: all the gateway is told
+                began = time.monotonic()
+                with anyio.move_on_after(wait):
+                    await process.wait()
+                ended.seconds = time.monotonic() - began
+                ended.code = process.returncode
+                tasks.cancel_scope.cancel()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        ended.stderr = stderr.read_text(errors="replace")
 
 
 # -- fakes for the ways through, unit-tested without a session -------------------------------
